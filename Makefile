@@ -1,0 +1,56 @@
+# Top-level entry points. The two that matter: `make check` (every test) and `make bench`
+# (the stock-vs-patched benchmark and its report). Both install their own dependencies.
+# Big artefacts live in LAB_CACHE (default ~/.cache/nfsra-lab), outside the clone.
+
+SHELL := /bin/bash
+LAB := lab
+OUT ?= out
+GUEST_TESTS ?= $(sort $(wildcard tests/guest/*.sh))
+PY = $$(. $(LAB)/lib.sh; echo $$VENV)/bin/python
+
+.PHONY: all check deps lint unit series build-stock build-patched guest-tests bisect \
+	bench patches tree clean help
+
+all: help
+
+help:
+	@echo "make check          every test: lint, unit, series, build, boot, in-guest tests"
+	@echo "make bench          stock vs patched benchmark and report (QUICK=1 for a subset)"
+	@echo "make patches        regenerate patches/ from the dev tree (LAB_CACHE/linux)"
+	@echo "make tree           create the dev tree's commits from patches/ on a fresh machine"
+	@echo "make build-stock | build-patched | guest-tests | lint | unit | series"
+
+deps:
+	@$(LAB)/deps.sh
+
+lint: deps
+	@shellcheck -x -S warning $(LAB)/*.sh $(LAB)/guest/*.sh tests/guest/*.sh .ci/run
+	@$$(. $(LAB)/lib.sh; echo $$VENV)/bin/ruff check --quiet $(LAB) tests
+	@echo "lint: ok"
+
+unit: deps
+	@$(PY) -m pytest -q tests/unit
+
+series: deps
+	@$(LAB)/check-series.sh
+
+build-stock: deps
+	@$(LAB)/build.sh stock >/dev/null
+
+build-patched: deps
+	@$(LAB)/build.sh patched >/dev/null
+
+guest-tests: build-patched
+	@$(LAB)/guest-tests.sh patched $(OUT)/check $(GUEST_TESTS)
+
+check: lint unit series build-patched guest-tests
+	@echo "check: all passed"
+
+patches:
+	@$(LAB)/patches.sh export
+
+tree:
+	@$(LAB)/patches.sh tree
+
+clean:
+	rm -rf $(OUT)

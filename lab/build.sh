@@ -1,0 +1,64 @@
+#!/bin/bash
+# build KIND: build the lab kernel for KIND ("stock" = the base, "patched" = base + patches/)
+# in a persistent out-of-tree directory with ccache. Prints the bzImage path.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kind=${1:-}
+case "$kind" in stock|patched) ;; *) die "usage: build.sh stock|patched" ;; esac
+command -v ccache >/dev/null || die "ccache is missing; run: make deps"
+
+"$LAB_DIR/base.sh"
+if [ "$kind" = stock ]; then
+	want=$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")
+else
+	want=$("$LAB_DIR/apply.sh")
+fi
+
+# Source worktree at the wanted commit. checkout only rewrites files that differ, so make
+# rebuilds only what the series change touched.
+src=$(src_dir "$kind")
+out=$(build_dir "$kind")
+if [ ! -e "$src/.git" ]; then
+	rm -rf "$src"
+	git -C "$TREE" worktree prune
+	say "build $kind: checking out $src"
+	git -C "$TREE" worktree add -q --detach "$src" "$want"
+elif [ "$(git -C "$src" rev-parse HEAD)" != "$want" ] || [ -n "$(git -C "$src" status --porcelain)" ]; then
+	git -C "$src" checkout -q -f --detach "$want"
+	git -C "$src" clean -q -fdx
+fi
+mkdir -p "$out"
+
+# Config: tinyconfig + lab.config + series.config, regenerated only when an input changed.
+frags=("$LAB_DIR/config/lab.config" "$LAB_DIR/config/series.config")
+stamp=$(cat "${frags[@]}" | sha256sum | cut -c1-16)-$(git -C "$src" rev-parse HEAD | cut -c1-12)
+mk=(make -C "$src" O="$out" ARCH=x86_64 LOCALVERSION="-$kind" CC="ccache gcc")
+if [ ! -f "$out/.config" ] || [ "$(cat "$out/.lab-config" 2>/dev/null)" != "$stamp" ]; then
+	say "build $kind: configuring (tinyconfig + lab fragments)"
+	"${mk[@]}" -s tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >"$out/merge.log" 2>&1 ||
+		{ cat "$out/merge.log" >&2; die "merge_config failed"; }
+	"${mk[@]}" -s olddefconfig >/dev/null
+	"$LAB_DIR/checkconfig.py" "$out/.config" "$src" "$kind" "${frags[@]}"
+	echo "$stamp" >"$out/.lab-config"
+fi
+
+# Build with a heartbeat: the full log goes to build.log.
+ccache -z -d "$CCACHE_DIR" >/dev/null 2>&1 || true
+export CCACHE_BASEDIR=$LAB_CACHE CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+say "build $kind: make bzImage -j$(nproc) (log: $out/build.log)"
+start=$(date +%s)
+"${mk[@]}" -j"$(nproc)" bzImage >"$out/build.log" 2>&1 &
+pid=$!
+while kill -0 "$pid" 2>/dev/null; do
+	sleep 30
+	kill -0 "$pid" 2>/dev/null || break
+	say "build $kind: $(grep -c '^  CC ' "$out/build.log" || true) objects compiled, $(( $(date +%s) - start ))s"
+done
+if ! wait "$pid"; then
+	grep -E 'error|Error' "$out/build.log" | head -20 >&2
+	die "build $kind failed; see $out/build.log"
+fi
+say "build $kind: done in $(( $(date +%s) - start ))s; $(ccache -s 2>/dev/null | grep -iE '^ *(hits|misses):' | tr -s ' ' | paste -sd' ')"
+echo "$out/arch/x86/boot/bzImage"

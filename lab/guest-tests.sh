@@ -1,0 +1,34 @@
+#!/bin/bash
+# guest-tests: boot KIND once per test script and run it in the guest (TAP output).
+#   guest-tests.sh KIND OUTROOT TEST...
+# Each test gets OUTROOT/<name>/ (guest.log holds its TAP, console.log the boot). A test
+# passes when the guest reports exit status 0; the summary lists the ones that did not.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+[ $# -ge 3 ] || die "usage: guest-tests.sh KIND OUTROOT TEST..."
+kind=$1 outroot=$2
+shift 2
+gen=$(build_dir "$kind")/include/generated
+[ -f "$gen/utsversion.h" ] || die "no $kind build; run: lab/build.sh $kind"
+release=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$gen/utsrelease.h")
+version=$(sed -n 's/^#define UTS_VERSION "\(.*\)"/\1/p' "$gen/utsversion.h")
+
+failed=()
+for t in "$@"; do
+	name=$(basename "$t" .sh)
+	out=$outroot/$name
+	rm -rf "$out"
+	mkdir -p "$out"
+	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\n' "$release" "$version" >"$out/kernel.env"
+	say "guest test $name ($kind)"
+	if "$LAB_DIR/vm.sh" "$kind" "$out" "$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"; then
+		sed 's/^/    /' "$out/guest.log"
+	else
+		sed 's/^/    /' "$out/guest.log" 2>/dev/null || true
+		failed+=("$name")
+	fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+	die "guest tests failed: ${failed[*]} (logs under $outroot)"
+fi
+say "guest tests: all $# passed"

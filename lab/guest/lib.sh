@@ -1,0 +1,146 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # variables for the scripts that source this file
+# In-guest lab library: storage, NFS server, the veth/netem link and the client mount.
+# Sourced by guest tests and benchmark workloads; every function fails loudly.
+#
+# Topology (one guest, two network namespaces):
+#
+#   init netns: nfsd, exports $EXPORT (ext4/xfs on null_blk, or tmpfs)   10.9.0.1  veth "srv"
+#   netns "cli": the NFS client                                           10.9.0.2  veth "cli"
+#
+# netem sits on the egress of both veth ends, so a one-way delay D gives an RTT of about 2*D.
+# The client mounts from inside netns "cli" with nsenter --net, which keeps the mount in the
+# guest's one mount namespace (ip netns exec would hide it in a private one), while its RPC
+# transport lives in netns "cli" and crosses the veth pair.
+
+SRV_IP=10.9.0.1
+CLI_IP=10.9.0.2
+EXPORT=/srv/export
+MNT=/srv/nfs
+NULLB=/sys/kernel/config/nullb
+
+lab_die() { echo "lab: $*" >&2; exit 1; }
+
+# Run a command in the client's network namespace (same mount namespace).
+in_cli() { nsenter --net=/run/netns/cli "$@"; }
+
+lab_mounts() {
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
+}
+
+# lab_storage FSTYPE SIZE_MB [COMPLETION_NSEC [MBPS]]
+# FSTYPE ext4|xfs: memory-backed null_blk device "labdisk" (optionally with a per-I/O latency
+# and a bandwidth cap, for an HDD-like server); tmpfs: no block device at all.
+lab_storage() {
+	local fstype=$1 size=$2 lat=${3:-0} mbps=${4:-0} d
+	lab_mounts
+	mkdir -p "$EXPORT"
+	if [ "$fstype" = tmpfs ]; then
+		mount -t tmpfs -o size="${size}m" tmpfs "$EXPORT"
+		return
+	fi
+	d=$NULLB/labdisk
+	mkdir "$d" || lab_die "cannot create null_blk device"
+	echo 1 >"$d/memory_backed"
+	echo "$size" >"$d/size"
+	echo 4096 >"$d/blocksize"
+	if [ "$lat" -gt 0 ]; then
+		echo 2 >"$d/irqmode"
+		echo "$lat" >"$d/completion_nsec"
+	fi
+	[ "$mbps" -gt 0 ] && echo "$mbps" >"$d/mbps"
+	echo 1 >"$d/power"
+	[ -b /dev/labdisk ] || lab_die "null_blk device /dev/labdisk did not appear"
+	case "$fstype" in
+	ext4) mkfs.ext4 -q -F /dev/labdisk ;;
+	xfs) mkfs.xfs -q -f /dev/labdisk ;;
+	*) lab_die "unknown filesystem '$fstype' (ext4, xfs or tmpfs)" ;;
+	esac
+	mount -t "$fstype" /dev/labdisk "$EXPORT"
+}
+
+# lab_link [DELAY_MS [RATE [LIMIT]]]: veth pair between init netns and "cli", netem both ways.
+lab_link() {
+	local delay=${1:-0} rate=${2:-1gbit} limit=${3:-20000} dev
+	ip netns add cli
+	ip link add srv type veth peer name cli netns cli
+	ip addr add "$SRV_IP/24" dev srv
+	ip link set srv up
+	ip link set lo up
+	in_cli ip addr add "$CLI_IP/24" dev cli
+	in_cli ip link set cli up
+	in_cli ip link set lo up
+	for dev in srv cli; do
+		local args=(delay "${delay}ms" limit "$limit")
+		[ "$rate" != none ] && args+=(rate "$rate")
+		if [ $dev = srv ]; then
+			tc qdisc add dev srv root netem "${args[@]}"
+		else
+			in_cli tc qdisc add dev cli root netem "${args[@]}"
+		fi
+	done
+}
+
+# lab_rtt: measured RTT in ms (average of 5 pings from the client).
+lab_rtt() {
+	in_cli ping -q -c 5 -i 0.2 "$SRV_IP" | awk -F/ '/^rtt|^round-trip/ { print $5 }'
+}
+
+# lab_netem_drops: packets dropped by netem on both ends.
+lab_netem_drops() {
+	{ tc -s qdisc show dev srv; in_cli tc -s qdisc show dev cli; } |
+		awk '/dropped/ { gsub(",", "", $7); n += $7 } END { print n + 0 }'
+}
+
+# lab_nfsd [THREADS]: start rpcbind, mountd and nfsd exporting $EXPORT (fsid=0 for v4).
+# max_block_size is set to 1 MiB so rsize 1 MiB is on offer whatever the guest's RAM.
+lab_nfsd() {
+	local threads=${1:-8}
+	mkdir -p /var/lib/nfs /run/rpcbind
+	mountpoint -q /var/lib/nfs || mount -t tmpfs tmpfs /var/lib/nfs
+	touch /var/lib/nfs/etab /var/lib/nfs/rmtab
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
+	echo 1048576 >/proc/fs/nfsd/max_block_size
+	rpcbind -w
+	echo "$EXPORT $SRV_IP/24(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
+	exportfs -ra
+	rpc.mountd 2> >(grep -v "could not open connection for [ut][dc]p6" >&2)
+	rpc.nfsd -L 10 -G 10 "$threads"
+}
+
+# lab_mount VERS [OPTS]: mount the export at $MNT from netns "cli"; prints nothing.
+lab_mount() {
+	local vers=$1 opts=${2:-} src
+	mkdir -p "$MNT"
+	case "$vers" in
+	3) src=$SRV_IP:$EXPORT opts=vers=3,nolock${opts:+,$opts} ;;
+	4*) src=$SRV_IP:/ opts=vers=$vers${opts:+,$opts} ;;
+	*) lab_die "unknown NFS version '$vers'" ;;
+	esac
+	in_cli mount -t nfs -o "$opts" "$src" "$MNT"
+}
+
+# lab_bdi PATH: the bdi directory (/sys/class/bdi/MAJ:MIN) of the filesystem holding PATH.
+lab_bdi() {
+	local dev
+	dev=$(mountpoint -d "$1") || lab_die "$1 is not a mount point"
+	echo "/sys/class/bdi/$dev"
+}
+
+# lab_mount_opt PATH OPT: the value of a mount option (e.g. rsize) as the kernel reports it.
+lab_mount_opt() {
+	awk -v m="$1" -v o="$2" '$2 == m { n = split($4, a, ","); for (i = 1; i <= n; i++)
+		if (split(a[i], kv, "=") == 2 && kv[1] == o) print kv[2] }' /proc/mounts | tail -n 1
+}
+
+# lab_file PATH SIZE_MB: a file of random data (written on the server side, not over NFS).
+lab_file() {
+	head -c "$(( $2 * 1048576 ))" /dev/urandom >"$1"
+}
+
+lab_drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}

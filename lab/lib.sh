@@ -1,0 +1,26 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # variables for the scripts that source this file
+# Shared settings for the lab scripts; sourced, never run.
+# Everything big (kernel trees, builds, ccache, venv) lives in LAB_CACHE, outside the clone,
+# so fresh clones and CI reuse what an earlier run built.
+
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$LAB_DIR/.." && pwd)
+PATCH_DIR=${PATCH_DIR:-$REPO_DIR/patches}
+LAB_CACHE=${LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nfsra-lab}
+
+# shellcheck source=../patches/base.env
+. "$REPO_DIR/patches/base.env"
+BASE_TAG=v$KERNEL_VERSION-debian
+TREE=$LAB_CACHE/linux                 # the git tree: base tag, branch "dev" for development
+APPLY_WT=$LAB_CACHE/apply             # worktree where patches/ is applied with git am
+VENV=$LAB_CACHE/venv
+export CCACHE_DIR=${CCACHE_DIR:-$LAB_CACHE/ccache}
+
+say() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# src_dir/build_dir KIND: KIND is "stock" or "patched". Both use the same relative
+# layout (KIND/src, KIND/build) so ccache (base_dir=LAB_CACHE) shares objects between them.
+src_dir() { echo "$LAB_CACHE/$1/src"; }
+build_dir() { echo "$LAB_CACHE/$1/build"; }

@@ -1,0 +1,59 @@
+#!/bin/bash
+# vm: boot a lab kernel under QEMU (virtme-ng) and run one command in the guest.
+#
+#   vm.sh KIND|BZIMAGE OUTDIR CMD [ARG...]
+#
+# The guest sees the host's root read-only (9p + tmpfs overlays) and OUTDIR read-write.
+# CMD's output goes to OUTDIR/guest.log and its exit status to OUTDIR/rc, which this script
+# returns; vng's own exit status and stdout are not trusted (see LAB-NOTES). The console
+# log is kept in OUTDIR/console.log. KVM is used only where a vendor KVM module is loaded
+# (a PVM /dev/kvm cannot run stock kernels); otherwise TCG. LAB_ACCEL=kvm|tcg overrides.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 3 ] || die "usage: vm.sh KIND|BZIMAGE OUTDIR CMD [ARG...]"
+target=$1 outdir=$2
+shift 2
+case "$target" in
+stock|patched) kernel=$(build_dir "$target")/arch/x86/boot/bzImage ;;
+*) kernel=$target ;;
+esac
+[ -f "$kernel" ] || die "no kernel at $kernel; run: lab/build.sh ${target%%/*}"
+vng=$VENV/bin/vng
+[ -x "$vng" ] || die "virtme-ng is missing ($vng); run: make deps"
+
+accel=${LAB_ACCEL:-}
+if [ -z "$accel" ]; then
+	if [ -w /dev/kvm ] && { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; }; then
+		accel=kvm
+	else
+		accel=tcg
+	fi
+fi
+case "$accel" in kvm) kvmflag=() ;; tcg) kvmflag=(--disable-kvm) ;; *) die "LAB_ACCEL must be kvm or tcg, not '$accel'" ;; esac
+
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+rm -f "$outdir/rc" "$outdir/guest.log"
+echo "$accel" >"$outdir/accel"
+# The command line, quoted for the guest shell.
+cmd=$(printf '%q ' "$REPO_DIR/lab/guest/run.sh" "$outdir" "$@")
+
+export PATH="$VENV/bin:$PATH"
+timeout_s=${LAB_VM_TIMEOUT:-1800}
+start=$(date +%s)
+set +e
+timeout --foreground -k 10 "$timeout_s" "$vng" --run "$kernel" "${kvmflag[@]}" --force-9p \
+	--cpus "${LAB_CPUS:-2}" --memory "${LAB_MEM:-5G}" --rwdir "$outdir" --cwd / \
+	--append "${LAB_APPEND:-}" --exec "$cmd" </dev/null >"$outdir/console.log" 2>&1
+vrc=$?
+set -e
+took=$(( $(date +%s) - start ))
+if [ ! -f "$outdir/rc" ]; then
+	tail -n 30 "$outdir/console.log" >&2
+	[ $vrc -eq 124 ] && die "guest timed out after ${timeout_s}s ($kernel); console: $outdir/console.log"
+	die "guest did not report an exit status (vng rc $vrc, $accel, ${took}s); console: $outdir/console.log"
+fi
+rc=$(cat "$outdir/rc")
+say "vm: $target guest exited $rc after ${took}s ($accel)"
+exit "$rc"
