@@ -15,7 +15,8 @@ all: help
 
 help:
 	@echo "make check          every test: lint, unit, series, build, boot, in-guest tests"
-	@echo "make bench          stock vs patched benchmark and report (QUICK=1 for a subset)"
+	@echo "make bench          stock vs patched benchmark and report (QUICK=1 for a subset;"
+	@echo "                    SCENARIOS=lab/scenarios/x.toml, BENCH_OUT=dir to choose)"
 	@echo "make patches        regenerate patches/ from the dev tree (LAB_CACHE/linux)"
 	@echo "make tree           create the dev tree's commits from patches/ on a fresh machine"
 	@echo "make build-stock | build-patched | guest-tests | lint | unit | series"
@@ -45,6 +46,10 @@ guest-tests: build-patched
 
 check: lint unit series build-patched guest-tests
 	@echo "check: all passed"
+
+SCENARIOS ?= $(sort $(wildcard lab/scenarios/*.toml))
+bench: deps
+	@$(PY) $(LAB)/bench.py $(if $(QUICK),--quick) $(if $(BENCH_OUT),--out $(BENCH_OUT)) $(SCENARIOS)
 
 patches:
 	@$(LAB)/patches.sh export

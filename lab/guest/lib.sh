@@ -106,7 +106,9 @@ lab_nfsd() {
 	rpcbind -w
 	echo "$EXPORT $SRV_IP/24(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
 	exportfs -ra
-	rpc.mountd 2> >(grep -v "could not open connection for [ut][dc]p6" >&2)
+	# mountd's stderr goes to a file: a daemon holding our stdout or stderr would keep a
+	# caller that captures them waiting forever. (Its complaints about udp6/tcp6 are noise.)
+	rpc.mountd 2>/run/lab-mountd.log || { cat /run/lab-mountd.log >&2; lab_die "rpc.mountd failed"; }
 	rpc.nfsd -L 10 -G 10 "$threads"
 }
 
