@@ -26,7 +26,7 @@ deps:
 
 lint: deps
 	@shellcheck -x -S warning $(LAB)/*.sh $(LAB)/guest/*.sh tests/guest/*.sh .ci/run
-	@$$(. $(LAB)/lib.sh; echo $$VENV)/bin/ruff check --quiet $(LAB) tests
+	@$$(. $(LAB)/lib.sh; echo $$VENV)/bin/ruff check --quiet --config $(LAB)/ruff.toml $(LAB) tests
 	@echo "lint: ok"
 
 unit: deps

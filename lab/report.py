@@ -133,7 +133,7 @@ def ab_table(summ):
     for s in summ:
         by[s["id"]][s["kind"]] = s
     rows = []
-    for pid, k in by.items():
+    for k in by.values():
         st, pa = k.get("stock"), k.get("patched")
         if not st or not pa or st.get("mbps") is None or pa.get("mbps") is None:
             continue
@@ -256,7 +256,8 @@ def write(d):
            "- MB/s = 10^6 bytes/s read by the application, median of the repetitions with [min–max]. "
            "RTT is measured with ping from the client before each point. read amp = bytes READ from "
            "the server / bytes the application read; wire/app counts everything the server sent on "
-           "the veth. bound = min(link ceiling measured by iperf3, 2 × window / RTT): readahead keeps at most the window being read and one async window in flight.", ""]
+           "the veth. bound = min(link ceiling measured by iperf3, 2 × window / RTT): readahead keeps "
+           "at most the window being read and one async window in flight.", ""]
     for sc in sorted({s["scenario"] for s in summ}):
         ss = [s for s in summ if s["scenario"] == sc]
         plan_f = next(Path(d, "raw", sc).glob("*/plan.json"), None)

@@ -207,7 +207,7 @@ def validate(raw, path, quick=False):
 
     points = []
     for combo in itertools.product(*(_as_list(doc[t][k]) for t, k in AXES)):
-        p = {k: v for (_, k), v in zip(AXES, combo)}
+        p = {k: v for (_, k), v in zip(AXES, combo, strict=True)}
         p["nfs_version"] = str(p["nfs_version"])
         p["bs"] = str(p["bs"]).lower()
         p["id"] = "v{nfs_version}/r{rsize_kb}/d{delay_ms}/ra{read_ahead_kb}/bs{bs}".format(**p)

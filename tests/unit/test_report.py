@@ -34,7 +34,8 @@ def test_report_summarises_repetitions_and_keeps_failures(tmp_path):
     d = make_run(tmp_path, boots)
     report.write(d)
     summ = {s["id"]: s for s in report.summarise(report.load(d))}
-    assert (summ["a"]["mbps"], summ["a"]["mbps_min"], summ["a"]["mbps_max"], summ["a"]["n"]) == (20.0, 10.0, 30.0, 3)
+    a = summ["a"]
+    assert (a["mbps"], a["mbps_min"], a["mbps_max"], a["n"]) == (20.0, 10.0, 30.0, 3)
     assert summ["c"]["n"] == 0 and "fio failed" in summ["c"]["checks"]
     md = (d / "report.md").read_text()
     assert "20.0 [10.0–30.0]" in md and "fio failed" in md
