@@ -43,11 +43,11 @@ def size_bytes(s):
 
 # ---------------------------------------------------------------- counters
 
-def mountstats(mnt=MNT):
+def mountstats(mnt=MNT, path="/proc/self/mountstats"):
     """READ(+READ_PLUS) ops and bytes, and the server read bytes, for the mount at mnt."""
     out = {"read_ops": 0, "read_rpc_bytes": 0, "server_read_bytes": 0}
     cur = False
-    with open("/proc/self/mountstats") as f:
+    with open(path) as f:
         for line in f:
             if line.startswith("device "):
                 cur = f" mounted on {mnt} with fstype nfs" in line
