@@ -73,4 +73,5 @@ device 10.9.0.1:/ mounted on /srv/nfs with fstype nfs4 statvers=1.1
 """
     f = tmp_path / "ms"
     f.write_text(text)
-    assert guest_bench.mountstats("/srv/nfs", str(f)) == {"read_ops": 10, "read_rpc_bytes": 10000, "server_read_bytes": 4096000}
+    want = {"read_ops": 10, "read_rpc_bytes": 10000, "server_read_bytes": 4096000}
+    assert guest_bench.mountstats("/srv/nfs", str(f)) == want
