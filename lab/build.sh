@@ -61,4 +61,15 @@ if ! wait "$pid"; then
 	die "build $kind failed; see $out/build.log"
 fi
 say "build $kind: done in $(( $(date +%s) - start ))s; $(ccache -s 2>/dev/null | grep -iE '^ *(hits|misses):' | tr -s ' ' | paste -sd' ')"
+
+# The kselftests the series adds or changes, built for the guest (which runs the host's
+# userspace) into $out/kselftest/<dir>.
+rm -rf "$out/kselftest"
+for d in $(git -C "$src" diff --name-only "$BASE_TAG" HEAD -- tools/testing/selftests | cut -d/ -f4 | sort -u); do
+	[ -f "$src/tools/testing/selftests/$d/Makefile" ] || continue
+	mkdir -p "$out/kselftest/$d"
+	make -s -C "$src/tools/testing/selftests/$d" OUTPUT="$out/kselftest/$d" >"$out/kselftest-$d.log" 2>&1 ||
+		{ cat "$out/kselftest-$d.log" >&2; die "kselftest $d does not build"; }
+	say "build $kind: kselftest $d built"
+done
 echo "$out/arch/x86/boot/bzImage"

@@ -19,7 +19,8 @@ for t in "$@"; do
 	out=$outroot/$name
 	rm -rf "$out"
 	mkdir -p "$out"
-	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\n' "$release" "$version" >"$out/kernel.env"
+	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\nKSELFTEST_DIR=%q\n' "$release" "$version" \
+		"$(build_dir "$kind")/kselftest" >"$out/kernel.env"
 	say "guest test $name ($kind)"
 	if "$LAB_DIR/vm.sh" "$kind" "$out" "$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"; then
 		sed 's/^/    /' "$out/guest.log"
