@@ -8,7 +8,7 @@ OUT ?= out
 GUEST_TESTS ?= $(sort $(wildcard tests/guest/*.sh))
 PY = $$(. $(LAB)/lib.sh; echo $$VENV)/bin/python
 
-.PHONY: all check deps lint unit series build-stock build-patched guest-tests bisect \
+.PHONY: all check deps lint unit series bisect build-stock build-patched guest-tests \
 	bench patches tree clean help
 
 all: help
@@ -19,7 +19,7 @@ help:
 	@echo "                    SCENARIOS=lab/scenarios/x.toml, BENCH_OUT=dir to choose)"
 	@echo "make patches        regenerate patches/ from the dev tree (LAB_CACHE/linux)"
 	@echo "make tree           create the dev tree's commits from patches/ on a fresh machine"
-	@echo "make build-stock | build-patched | guest-tests | lint | unit | series"
+	@echo "make build-stock | build-patched | guest-tests | lint | unit | series | bisect [FULL=1]"
 
 deps:
 	@$(LAB)/deps.sh
@@ -35,6 +35,9 @@ unit: deps
 series: deps
 	@$(LAB)/check-series.sh
 
+bisect: build-patched
+	@FULL=$(FULL) $(LAB)/bisect-check.sh
+
 build-stock: deps
 	@$(LAB)/build.sh stock >/dev/null
 
@@ -44,7 +47,7 @@ build-patched: deps
 guest-tests: build-patched
 	@$(LAB)/guest-tests.sh patched $(OUT)/check $(GUEST_TESTS)
 
-check: lint unit series build-patched guest-tests
+check: lint unit series build-patched bisect guest-tests
 	@echo "check: all passed"
 
 SCENARIOS ?= $(sort $(wildcard lab/scenarios/*.toml))

@@ -39,8 +39,7 @@ def lab_env(var):
 
 def guest_memory_mb(sc):
     """Enough for the null_blk disk, both page caches (client and server share the guest)."""
-    data = sc.server["file_mb"] + (sc.server["small_files"] // 4 if sc.workload["type"] == "smallfiles" else 0)
-    return max(5120, 2048 + 3 * data)
+    return max(5120, 2048 + 3 * sc.data_mb())
 
 
 def boot_timeout(sc):
@@ -95,7 +94,7 @@ def main(argv):
     kinds = [k for k in scenario.KINDS if any(k in s.kernels for s in scs)]
     est = sum(s.repetitions * len(s.kernels) * (60 + len(s.points) * (s.workload["runtime_s"] + 6)) for s in scs)
     log(f"{len(scs)} scenario(s), {sum(len(s.points) for s in scs)} points, kernels {kinds}; "
-        f"about {math.ceil(est / 60)} min of guest time")
+        f"at most {math.ceil(est / 60)} min of guest time")
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -103,11 +102,15 @@ def main(argv):
         for k in kinds:
             subprocess.run([str(LAB / "build.sh"), k], check=True, stdout=subprocess.DEVNULL)
     series = subprocess.run([str(LAB / "apply.sh")], capture_output=True, text=True, check=True).stdout.strip()
+    # The tree id names the kernel source alone: changelog edits do not change it.
+    tree = subprocess.run(["git", "-C", lab_env("APPLY_WT"), "rev-parse", "HEAD^{tree}"],
+                          capture_output=True, text=True, check=True).stdout.strip()
     meta_path = out / "meta.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {"runs": []}
     meta.update({
         "base": lab_env("BASE_TAG"),
         "series_commit": series,
+        "series_tree": tree,
         "patches": [p for p in (REPO / "patches" / "series").read_text().split() if p],
         "kernels": {k: kernel_info(k) for k in kinds},
         "host": {"machine": platform.machine(), "cpus": os.cpu_count(), "kernel": platform.release()},

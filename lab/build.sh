@@ -51,10 +51,12 @@ say "build $kind: make bzImage -j$(nproc) (log: $out/build.log)"
 start=$(date +%s)
 "${mk[@]}" -j"$(nproc)" bzImage >"$out/build.log" 2>&1 &
 pid=$!
+t=0
 while kill -0 "$pid" 2>/dev/null; do
-	sleep 30
-	kill -0 "$pid" 2>/dev/null || break
-	say "build $kind: $(grep -c '^  CC ' "$out/build.log" || true) objects compiled, $(( $(date +%s) - start ))s"
+	sleep 1
+	t=$((t + 1))
+	[ $((t % 30)) -eq 0 ] &&
+		say "build $kind: $(grep -c '^  CC ' "$out/build.log" || true) objects compiled, $(( $(date +%s) - start ))s"
 done
 if ! wait "$pid"; then
 	grep -E 'error|Error' "$out/build.log" | head -20 >&2

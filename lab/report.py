@@ -249,8 +249,8 @@ def write(d):
     md = ["# NFS readahead lab: benchmark report", ""]
     for run in meta.get("runs", []):
         md.append(f"- run started {run['started']}: `{run['command']}`" + (" (quick subset)" if run["quick"] else ""))
-    md += [f"- base: {meta.get('base', '?')}; series commit {meta.get('series_commit', '?')[:12]} "
-           f"({len(meta.get('patches', []))} patches)",
+    md += [f"- base: {meta.get('base', '?')}; series commit {meta.get('series_commit', '?')[:12]}, "
+           f"source tree {meta.get('series_tree', '?')[:12]} ({len(meta.get('patches', []))} patches)",
            *(f"- {k}: `{v['release']}` `{v['version']}`" for k, v in meta.get("kernels", {}).items()),
            f"- accelerator: {', '.join(accels)}; host: {meta.get('host', {})}",
            "- MB/s = 10^6 bytes/s read by the application, median of the repetitions with [min–max]. "

@@ -7,22 +7,25 @@ Scenario or raises ScenarioError naming the file and the field at fault.
     description = "..."
     kernels = ["stock", "patched"]
     repetitions = 3
-    [server]   fs, file_mb, sparse, disk_latency_us, disk_mbps, threads, small_files
+    [server]   fs, file_mb, sparse, disk_latency_us, disk_mbps, threads, small_files,
+               small_file_max_kb
     [link]     delay_ms*, rate, limit
     [client]   nfs_version*, rsize_kb*, read_ahead_kb*   (read_ahead_kb: KiB or "default")
-    [workload] type, bs*, runtime_s
+    [workload] type, bs*, runtime_s, ios (random workloads: stop after this many reads)
     [quick]    the same tables again, overriding the above for `make bench QUICK=1`
     (* = may be a list: a matrix axis)
 """
 
 import itertools
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 KINDS = ("stock", "patched")
-WORKLOADS = ("seqread", "randread", "mmapread", "mmaprand", "smallfiles")
+WORKLOADS = ("seqread", "randread", "mmapread", "mmaprand", "smallfiles", "mmapfiles")
+TREE_WORKLOADS = ("smallfiles", "mmapfiles")  # workloads that read the tree of small files
 FILESYSTEMS = ("ext4", "xfs", "tmpfs")
 NFS_VERSIONS = ("3", "4.0", "4.1", "4.2")
 SIZE_RE = re.compile(r"^([0-9]+)([kKmM])$")
@@ -48,10 +51,11 @@ DEFAULTS = {
         "disk_mbps": 0,
         "threads": 8,
         "small_files": 2000,
+        "small_file_max_kb": 1024,
     },
     "link": {"delay_ms": 0, "rate": "1gbit", "limit": 20000},
     "client": {"nfs_version": "4.2", "rsize_kb": 1024, "read_ahead_kb": "default"},
-    "workload": {"type": "seqread", "bs": "4k", "runtime_s": 8},
+    "workload": {"type": "seqread", "bs": "4k", "runtime_s": 8, "ios": 0},
 }
 
 
@@ -72,11 +76,24 @@ class Scenario:
     workload: dict
     points: list = field(default_factory=list)
 
+    def uses_tree(self):
+        return self.workload["type"] in TREE_WORKLOADS
+
+    def data_mb(self):
+        """MiB of file data on the server: the data file and, if used, the small-file tree."""
+        mb = self.server["file_mb"]
+        if self.uses_tree():
+            # File sizes are log-uniform between 1 KiB and small_file_max_kb.
+            hi = self.server["small_file_max_kb"]
+            mean_kb = (hi - 1) / math.log(hi) if hi > 1 else 1
+            mb += math.ceil(self.server["small_files"] * mean_kb / 1024)
+        return mb
+
     def plan(self):
         """What the guest needs: the fixed setup and the points to run."""
         return {
             "scenario": self.name,
-            "server": self.server,
+            "server": dict(self.server, disk_mb=self.data_mb() + 256, tree=self.uses_tree()),
             "link": {k: v for k, v in self.link.items() if k != "delay_ms"},
             "workload": {k: v for k, v in self.workload.items() if k != "bs"},
             "points": self.points,
@@ -171,6 +188,7 @@ def validate(raw, path, quick=False):
     c.int_in("server.disk_mbps", s["disk_mbps"], 0, 40960)
     c.int_in("server.threads", s["threads"], 1, 256)
     c.int_in("server.small_files", s["small_files"], 1, 100000)
+    c.int_in("server.small_file_max_kb", s["small_file_max_kb"], 4, 65536)
     if s["fs"] == "tmpfs" and (s["disk_latency_us"] or s["disk_mbps"]):
         c.fail("server.fs", "tmpfs has no disk: disk_latency_us and disk_mbps need ext4 or xfs")
 
@@ -204,6 +222,9 @@ def validate(raw, path, quick=False):
 
     c.axis("workload.bs", wl["bs"], bs_ok)
     c.int_in("workload.runtime_s", wl["runtime_s"], 1, 600)
+    c.int_in("workload.ios", wl["ios"], 0, 10000000)
+    if wl["ios"] and wl["type"] not in ("randread", "mmaprand"):
+        c.fail("workload.ios", "only randread and mmaprand stop after a number of reads")
 
     points = []
     for combo in itertools.product(*(_as_list(doc[t][k]) for t, k in AXES)):

@@ -9,6 +9,8 @@ Runs under the guest's /usr/bin/python3 with the standard library only.
 """
 
 import json
+import math
+import mmap
 import os
 import random
 import shlex
@@ -83,13 +85,16 @@ def counters():
 
 # ---------------------------------------------------------------- workloads
 
-def fio(name, filename, rw, bs, runtime, engine="psync"):
-    """One fio job reading filename once (no wrap-around), without fadvise hints."""
+def fio(name, filename, rw, bs, runtime, engine="psync", ios=0):
+    """One fio job reading filename once (no wrap-around), without fadvise hints; random
+    jobs stop after ios reads if ios is set (fixed work, for amplification)."""
     cmd = ["fio", "--name", name, "--filename", filename, "--rw", rw, "--bs", bs,
            "--ioengine", engine, "--runtime", str(runtime), "--fadvise_hint=0",
            "--invalidate=1", "--output-format=json"]
     if rw.startswith("rand"):
         cmd += ["--norandommap", "--randrepeat=0"]
+    if ios:
+        cmd += [f"--number_ios={ios}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"fio failed: {r.stderr.strip()[-2000:]}")
@@ -117,19 +122,43 @@ def smallfiles(bs, runtime):
     return {"app_bytes": total, "secs": time.monotonic() - t0, "files": n}
 
 
+def mmapfiles(runtime):
+    """Map each file under MNT/small and touch a few random pages of it, like a program
+    loader faulting in parts of binaries and libraries; app_bytes counts touched pages."""
+    files = sorted(Path(MNT, "small").iterdir())
+    rnd = random.Random(7)
+    touched = 0
+    n = 0
+    t0 = time.monotonic()
+    for p in files:
+        with open(p, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            pages = (size + 4095) // 4096
+            with mmap.mmap(f.fileno(), size, prot=mmap.PROT_READ) as m:
+                for _ in range(max(1, pages // 16)):
+                    m[rnd.randrange(pages) * 4096 % size]
+                    touched += 1
+        n += 1
+        if time.monotonic() - t0 > runtime:
+            break
+    return {"app_bytes": touched * 4096, "secs": time.monotonic() - t0, "files": n}
+
+
 def run_workload(wl, point):
     bs, rt, data = point["bs"], wl["runtime_s"], f"{MNT}/data"
     kind = wl["type"]
     if kind == "seqread":
         return fio("seqread", data, "read", bs, rt)
     if kind == "randread":
-        return fio("randread", data, "randread", bs, rt)
+        return fio("randread", data, "randread", bs, rt, ios=wl["ios"])
     if kind == "mmapread":
         return fio("mmapread", data, "read", bs, rt, engine="mmap")
     if kind == "mmaprand":
-        return fio("mmaprand", data, "randread", bs, rt, engine="mmap")
+        return fio("mmaprand", data, "randread", bs, rt, engine="mmap", ios=wl["ios"])
     if kind == "smallfiles":
         return smallfiles(bs, rt)
+    if kind == "mmapfiles":
+        return mmapfiles(rt)
     raise ValueError(kind)
 
 
@@ -147,23 +176,17 @@ def make_data(server, workload):
             for i in range(server["file_mb"]):
                 block[:8] = i.to_bytes(8, "little")
                 f.write(block)
-    if workload["type"] == "smallfiles":
-        # Sizes log-uniform between 1 KiB and 1 MiB, like the binaries, libraries and
-        # configuration files a diskless client reads at boot.
+    if server["tree"]:
+        # Sizes log-uniform between 1 KiB and small_file_max_kb, like the binaries,
+        # libraries and configuration files a diskless client reads at boot.
         rnd = random.Random(42)
         d = Path(EXPORT, "small")
         d.mkdir()
+        hi = math.log2(server["small_file_max_kb"] * 1024)
         for i in range(server["small_files"]):
-            size = int(2 ** rnd.uniform(10, 20))
+            size = int(2 ** rnd.uniform(10, hi))
             Path(d, f"f{i:06d}").write_bytes(os.urandom(size))
     sh("sync")
-
-
-def disk_mb(server, workload):
-    mb = server["file_mb"] + 256
-    if workload["type"] == "smallfiles":
-        mb += server["small_files"] * 1 // 4 + 64  # mean of the log-uniform sizes is ~180 KiB
-    return mb
 
 
 class Link:
@@ -245,7 +268,7 @@ def main(outdir):
         return 0
 
     srv, wl = plan["server"], plan["workload"]
-    sh(f"lab_storage {srv['fs']} {disk_mb(srv, wl)} {srv['disk_latency_us'] * 1000} {srv['disk_mbps']}")
+    sh(f"lab_storage {srv['fs']} {srv['disk_mb']} {srv['disk_latency_us'] * 1000} {srv['disk_mbps']}")
     t0 = time.monotonic()
     make_data(srv, wl)
     log(f"data written in {time.monotonic() - t0:.0f}s")
