@@ -96,7 +96,7 @@ def main(argv):
     log(f"{len(scs)} scenario(s), {sum(len(s.points) for s in scs)} points, kernels {kinds}; "
         f"at most {math.ceil(est / 60)} min of guest time")
 
-    out = Path(args.out)
+    out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     if not args.no_build:
         for k in kinds:
