@@ -20,7 +20,8 @@ for f in "$tmp"/out/* "$PATCH_DIR"/*.patch "$PATCH_DIR/series"; do
 done
 say "series: $n patch(es) apply to $BASE_TAG and match their generated form"
 
-checkpatch() { perl "$APPLY_WT/scripts/checkpatch.pl" --strict --no-tree --terse --show-types - ; }
+# Run from the temporary directory: inside a git tree checkpatch leaves a cache file behind.
+checkpatch() { (cd "$tmp" && perl "$APPLY_WT/scripts/checkpatch.pl" --strict --no-tree --terse --show-types -); }
 
 # The checker must catch a bad patch, or a clean result means nothing.
 if checkpatch <"$REPO_DIR/tests/fixtures/bad.patch" >/dev/null 2>&1; then
