@@ -9,7 +9,7 @@ GUEST_TESTS ?= $(sort $(wildcard tests/guest/*.sh))
 PY = $$(. $(LAB)/lib.sh; echo $$VENV)/bin/python
 
 .PHONY: all check deps lint unit series bisect build-stock build-patched guest-tests \
-	bench patches tree clean help
+	bench overhead patches tree clean help
 
 all: help
 
@@ -17,6 +17,7 @@ help:
 	@echo "make check          every test: lint, unit, series, build, boot, in-guest tests"
 	@echo "make bench          stock vs patched benchmark and report (QUICK=1 for a subset;"
 	@echo "                    SCENARIOS=lab/scenarios/x.toml, BENCH_OUT=dir to choose)"
+	@echo "make overhead       cost of the readahead stats: stock, patched, patched without them"
 	@echo "make patches        regenerate patches/ from the dev tree (LAB_CACHE/linux)"
 	@echo "make tree           create the dev tree's commits from patches/ on a fresh machine"
 	@echo "make build-stock | build-patched | guest-tests | lint | unit | series | bisect [FULL=1]"
@@ -53,6 +54,9 @@ check: lint unit series build-patched bisect guest-tests
 SCENARIOS ?= $(sort $(wildcard lab/scenarios/*.toml))
 bench: deps
 	@$(PY) $(LAB)/bench.py $(if $(QUICK),--quick) $(if $(BENCH_OUT),--out $(BENCH_OUT)) $(SCENARIOS)
+
+overhead: deps
+	@$(PY) $(LAB)/overhead.py $(if $(OVERHEAD_OUT),--out $(OVERHEAD_OUT))
 
 patches:
 	@$(LAB)/patches.sh export

@@ -2,7 +2,8 @@
 """checkconfig: verify that every option a lab config fragment asks for is in the final .config.
 
 Kconfig silently drops an option whose dependencies are missing; this turns that into an error
-naming the option. Options from series.config may be absent from a stock tree that does not
+naming the option. Later fragments override earlier ones. Options from fragments other than
+lab.config (series.config, variant-*.config) may be absent from a stock tree that does not
 define them at all.
 
 usage: checkconfig.py DOTCONFIG SRCTREE KIND FRAGMENT...
@@ -42,15 +43,19 @@ def defined_in_tree(srctree, option):
 
 def mismatches(dotconfig, srctree, kind, fragments):
     final = parse(dotconfig)
-    bad = []
+    # Later fragments override earlier ones, as merge_config.sh does.
+    wanted = {}
     for frag in fragments:
         for opt, want in parse(frag).items():
-            got = final.get(opt, "n")
-            if got == want:
-                continue
-            if kind == "stock" and frag.endswith("series.config") and not defined_in_tree(srctree, opt):
-                continue
-            bad.append(f"{opt}: {frag.rsplit('/', 1)[-1]} asks for {want}, .config has {got}")
+            wanted[opt] = (want, frag)
+    bad = []
+    for opt, (want, frag) in wanted.items():
+        got = final.get(opt, "n")
+        if got == want:
+            continue
+        if kind == "stock" and not frag.endswith("lab.config") and not defined_in_tree(srctree, opt):
+            continue
+        bad.append(f"{opt}: {frag.rsplit('/', 1)[-1]} asks for {want}, .config has {got}")
     return bad
 
 

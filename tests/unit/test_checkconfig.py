@@ -33,3 +33,11 @@ def test_series_option_may_be_missing_from_a_stock_tree_only(tmp_path):
     (tree / "Kconfig").write_text("config NEW_THING\n\tbool\n")
     subprocess.run(["git", "-C", str(tree), "add", "Kconfig"], check=True)
     assert checkconfig.mismatches(dot, str(tree), "stock", [frag]) != []
+
+
+def test_a_later_fragment_overrides_an_earlier_one(tmp_path):
+    dot = write(tmp_path, ".config", "# CONFIG_A is not set\n")
+    series = write(tmp_path, "series.config", "CONFIG_A=y\n")
+    variant = write(tmp_path, "variant-x.config", "CONFIG_A=n\n")
+    assert checkconfig.mismatches(dot, str(tmp_path), "patched", [series, variant]) == []
+    assert checkconfig.mismatches(dot, str(tmp_path), "patched", [variant, series]) != []
