@@ -47,26 +47,78 @@ case "$err" in *"Invalid argument"*) ok 0 "an out-of-range value fails with EINV
 *) ok 1 "an out-of-range value fails with EINVAL (got: $err)" ;; esac
 echo 4 >"$P"
 
-# around_size: the window of the read-around for one page fault in the middle of a file.
-around_size() {
+# fault_windows OFFSETS...: fault the pages at these page offsets of $MNT/big, in order, and
+# print the trace's pattern and window size for each decision the faults made.
+fault_windows() {
 	local T=/sys/kernel/tracing/events/readahead/page_cache_ra_pattern
 	echo >/sys/kernel/tracing/trace
 	echo 1 >"$T/enable"
-	python3 -c "import mmap, sys; f = open(sys.argv[1], 'rb'); m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ); m[8 << 20]" "$MNT/big"
+	python3 - "$MNT/big" "$@" <<'PY'
+import mmap, sys
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+for p in sys.argv[2:]:
+    m[int(p) * 4096]
+PY
 	echo 0 >"$T/enable"
-	sed -n 's/.*pattern=around .* ra=[0-9]*+\([0-9]*\)-.*/\1/p' /sys/kernel/tracing/trace | head -n 1
+	sed -n 's/.*pattern=\([a-z]*\) req=\([0-9]*\)+[0-9]* ra=[0-9]*+\([0-9]*\)-.* mmap=1 .*/\1 \2 \3/p' \
+		/sys/kernel/tracing/trace
 }
 
 # A larger window is for streams: a page fault still reads around by 128 KiB.
 lab_mounts
 head -c $((16 << 20)) /dev/urandom >"$EXPORT/big"
 lab_mount 4.2 rsize=1048576
-is "$(cat "$(lab_bdi "$MNT")/read_ahead_kb")" 4096 "mount for the read-around check has a 4 MiB window"
-is "$(around_size)" 32 "a page fault reads around 32 pages (128 KiB), not the 4 MiB window"
-echo 1024 >"$(lab_bdi "$MNT")/read_ahead_kb"
-echo 3 >/proc/sys/vm/drop_caches
-is "$(around_size)" 256 "after read_ahead_kb is written, read-around follows it (256 pages)"
+bdi=$(lab_bdi "$MNT")
+is "$(cat "$bdi/read_ahead_kb")" 4096 "mount for the read-around checks has a 4 MiB window"
+is "$(cat "$bdi/read_around_kb")" 128 "... and read_around_kb 128"
+is "$(fault_windows 2048)" "around 2048 32" "a page fault reads around 32 pages (128 KiB), not 1024"
+
+# An out-of-order marker hit by a fault (the marker of an older window, as in a mapped
+# binary) must not read a whole streaming window either.
+lab_drop_caches
+out=$(fault_windows 1000 3000 1008)
+diag "faults at 1000, 3000, then 1000's marker at 1008: $(echo "$out" | tr '\n' ';')"
+marker=$(echo "$out" | awk '$2 == 1008')
+case "$marker" in
+"context 1008 "*) ok 0 "the marker hit is a context decision" ;;
+*) ok 1 "the marker hit is a context decision (got '$marker')" ;;
+esac
+size=$(echo "$marker" | awk '{ print $3 }')
+[ -n "$size" ] && [ "$size" -le 32 ]
+ok $? "... of at most read_around_kb (got $size pages)"
+
+# A sequential reader through the mapping still gets the full window.
+lab_drop_caches
+big=$(fault_windows $(seq 0 3071) | awk '{ if ($3 > m) m = $3 } END { print m }')
+is "$big" 1024 "sequential faults ramp up to read_ahead_kb (1024 pages)"
+
+# Raising read_ahead_kb (as nfsrahead would) keeps the read-around bound ...
+echo 8192 >"$bdi/read_ahead_kb"
+lab_drop_caches
+is "$(fault_windows 2048)" "around 2048 32" "read_ahead_kb written: read-around stays 32 pages"
+# ... which read_around_kb changes, 0 making it follow read_ahead_kb.
+echo 512 >"$bdi/read_around_kb"
+lab_drop_caches
+is "$(fault_windows 2048)" "around 2048 128" "read_around_kb 512: read-around of 128 pages"
+echo 0 >"$bdi/read_around_kb"
+lab_drop_caches
+is "$(fault_windows 2048)" "around 2048 2048" "read_around_kb 0: read-around follows read_ahead_kb (2048 pages)"
+for bad in 1 3 abc -4 " " 99999999999999999999999; do
+	echo 512 >"$bdi/read_around_kb"
+	printf '%s\n' "$bad" >"$bdi/read_around_kb" 2>/dev/null
+	rc=$?
+	[ $rc -ne 0 ] && [ "$(cat "$bdi/read_around_kb")" = 512 ]
+	ok $? "read_around_kb refuses '$bad' and keeps its value"
+done
 umount "$MNT"
+
+# multiple 0 raises nothing, so nothing is bounded.
+echo 0 >"$P"
+lab_mount 4.2 rsize=1048576
+is "$(cat "$(lab_bdi "$MNT")/read_around_kb")" 0 "multiple 0: read_around_kb stays 0"
+umount "$MNT"
+echo 4 >"$P"
 
 # A user's value sticks: second mount sharing the superblock, remount.
 lab_mount 4.2 rsize=1048576
