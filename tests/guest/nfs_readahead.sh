@@ -88,6 +88,22 @@ size=$(echo "$marker" | awk '{ print $3 }')
 [ -n "$size" ] && [ "$size" -le 32 ]
 ok $? "... of at most read_around_kb (got $size pages)"
 
+# Also when the file's last window is a stream's: an old read-around marker stays bounded.
+lab_drop_caches
+out=$(fault_windows 1000 $(seq 2000 2400) 1008)
+marker=$(echo "$out" | awk '$2 == 1008')
+size=$(echo "$marker" | awk '{ print $3 }')
+[ -n "$size" ] && [ "$size" -le 32 ]
+ok $? "after a stream elsewhere in the file, the old marker's window is bounded ($marker)"
+
+# A stream interrupted by a fault elsewhere (which takes over the file's readahead state)
+# keeps its large window when it reaches its next marker.
+lab_drop_caches
+out=$(fault_windows $(seq 0 1500) 3500 $(seq 1501 2600))
+big=$(echo "$out" | awk '$2 > 1500 && $2 <= 2600 { if ($3 > m) m = $3 } END { print m + 0 }')
+[ "$big" -gt 32 ]
+ok $? "an interrupted stream goes on with a large window ($big pages after the interruption)"
+
 # A sequential reader through the mapping still gets the full window.
 lab_drop_caches
 big=$(fault_windows $(seq 0 3071) | awk '{ if ($3 > m) m = $3 } END { print m }')
