@@ -20,7 +20,8 @@ MEDIANS = ("rtt_ms", "ra_kb", "window_kb", "bound_mbps", "read_ops", "mean_read_
            "wire_ratio", "cpu_pct", "link_mbps", "drops", "files")
 RAW_COLS = ("scenario", "kind", "rep", "accel", "id") + AXES + (
     "mbps", "app_bytes", "secs", "rtt_ms", "ra_kb", "window_kb", "bound_mbps", "read_ops", "mean_read_kb",
-    "server_read_bytes", "wire_bytes", "read_amp", "wire_ratio", "cpu_pct", "link_mbps", "drops", "files",
+    "server_read_bytes", "wire_bytes", "read_amp", "wire_ratio", "cpu_pct", "link_mbps", "drops",
+    "client_cached_pages", "server_cached_pages", "files",
     "checks", "error")
 
 

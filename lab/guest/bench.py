@@ -8,11 +8,13 @@ timeout loses nothing that was measured; a rerun skips the points already in res
 Runs under the guest's /usr/bin/python3 with the standard library only.
 """
 
+import ctypes
 import json
 import math
 import mmap
 import os
 import random
+import re
 import shlex
 import subprocess
 import sys
@@ -74,13 +76,95 @@ def cpu_times():
     return sum(v), idle
 
 
+CLI_NET = ["nsenter", "--net=/run/netns/cli"]
+
+
+def run(cmd):
+    """Run a command directly (no shell: under TCG every bash costs a tenth of a second)."""
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"`{' '.join(cmd)}` failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
+    return r.stdout
+
+
+def netem_drops():
+    """Packets netem dropped on both veth ends (lab_netem_drops, without the shell)."""
+    out = run(["tc", "-s", "qdisc", "show", "dev", "srv"]) + run(CLI_NET + ["tc", "-s", "qdisc", "show", "dev", "cli"])
+    return sum(int(n) for n in re.findall(r"dropped (\d+)", out))
+
+
+def measure_rtt():
+    """Mean RTT in ms of 5 pings from the client, 50 ms apart (lab_rtt, without the shell)."""
+    out = run(CLI_NET + ["ping", "-q", "-c", "5", "-i", "0.05", "10.9.0.1"])
+    m = re.search(r"= [0-9.]+/([0-9.]+)/", out)
+    if not m:
+        raise RuntimeError(f"no RTT in ping's output: {out.strip()[-300:]}")
+    return float(m.group(1))
+
+
 def counters():
     c = mountstats()
     c["wire_bytes"] = int(Path("/sys/class/net/srv/statistics/tx_bytes").read_text())
-    c["drops"] = int(sh("lab_netem_drops"))
+    c["drops"] = netem_drops()
     c["cpu_total"], c["cpu_idle"] = cpu_times()
     c["t"] = time.monotonic()
     return c
+
+
+# ---------------------------------------------------------------- page cache
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+_libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+def cached_pages(path):
+    """Pages of path in the page cache (mincore(2) on a mapping; nothing is faulted in)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if not size:
+            return 0
+        addr = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        if addr in (None, MAP_FAILED):
+            raise OSError(ctypes.get_errno(), f"mmap {path}")
+        try:
+            vec = ctypes.create_string_buffer((size + mmap.PAGESIZE - 1) // mmap.PAGESIZE)
+            if _libc.mincore(addr, size, vec) != 0:
+                raise OSError(ctypes.get_errno(), f"mincore {path}")
+            raw = vec.raw[:-1]  # create_string_buffer adds a terminating NUL
+            return len(raw) - raw.count(0)
+        finally:
+            _libc.munmap(addr, size)
+    finally:
+        os.close(fd)
+
+
+def uncache(client_path, server_path, tries=10):
+    """Drop a file's pages from the client's and the server's page cache; return how many
+    are still cached on each side. fadvise(DONTNEED), up to `tries` times 0.1 s apart while
+    the client still has pages (readahead I/O of the previous point may still be landing),
+    then drop_caches as a last resort. Unlike drop_caches, fadvise leaves the guest's binaries
+    and libraries cached: under TCG, reloading them over 9p cost seconds per point. A few
+    server pages can stay pinned (nfsd and the socket hold references for a while); they are
+    reported, not waited for."""
+    for _ in range(tries):
+        for p in (client_path, server_path):
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+        left = cached_pages(client_path)
+        if not left:
+            return 0, cached_pages(server_path)
+        time.sleep(0.1)
+    log(f"fadvise(DONTNEED) left {left} pages of {client_path} cached; dropping all caches")
+    sh("lab_drop_caches")
+    return cached_pages(client_path), cached_pages(server_path)
 
 
 # ---------------------------------------------------------------- workloads
@@ -238,7 +322,8 @@ class Client:
             raise RuntimeError(f"asked for rsize {rsize_kb * 1024}, the mount has {got}")
 
     def bdi(self):
-        return sh(f"lab_bdi {MNT}")
+        dev = os.stat(MNT).st_dev
+        return f"/sys/class/bdi/{os.major(dev)}:{os.minor(dev)}"
 
 
 def window_kb(ra_kb, bs_bytes, rsize_kb):
@@ -283,7 +368,7 @@ def main(outdir):
     with open(res_path, "a") as res:
         for p in todo:
             try:
-                row = run_point(p, wl, link, client)
+                row = run_point(p, wl, link, client, srv["tree"])
             except Exception as e:  # record the failure and go on with the next point
                 failures += 1
                 log(f"{p['id']}: FAILED: {e}")
@@ -298,7 +383,8 @@ def main(outdir):
     return 1 if failures else 0
 
 
-def run_point(p, wl, link, client):
+def run_point(p, wl, link, client, tree):
+    t0 = time.monotonic()
     ra = p["read_ahead_kb"]
     client.mount(p["nfs_version"], p["rsize_kb"], fresh=(ra == "default"))
     link.set_delay(p["delay_ms"])
@@ -306,9 +392,15 @@ def run_point(p, wl, link, client):
     if ra != "default":
         Path(bdi, "read_ahead_kb").write_text(f"{ra}\n")
     ra_eff = int(Path(bdi, "read_ahead_kb").read_text())
-    sh("lab_drop_caches")
-    rtt = float(sh("lab_rtt"))
+    if tree:
+        # The tree workloads start cold in the dentry and attribute caches too.
+        sh("lab_drop_caches")
+        cli_cached = srv_cached = 0
+    else:
+        cli_cached, srv_cached = uncache(f"{MNT}/data", f"{EXPORT}/data")
+    rtt = measure_rtt()
     before = counters()
+    prep = before["t"] - t0
     w = run_workload(wl, p)
     after = counters()
     d = {k: after[k] - before[k] for k in before}
@@ -338,6 +430,8 @@ def run_point(p, wl, link, client):
         "wire_ratio": round(d["wire_bytes"] / app, 3) if app else None,
         "cpu_pct": round(100.0 * busy / d["cpu_total"], 1) if d["cpu_total"] else None,
         "drops": d["drops"],
+        "client_cached_pages": cli_cached,
+        "server_cached_pages": srv_cached,
         "link_mbps": ceiling,
         "bound_mbps": round(bound, 1),
     })
@@ -352,9 +446,14 @@ def run_point(p, wl, link, client):
         checks.append(f"{mbps:.1f} MB/s above the link ceiling {ceiling}")
     if d["drops"]:
         checks.append(f"{d['drops']} netem drops")
+    if cli_cached:
+        checks.append(f"{cli_cached} pages of the file cached on the client at the start")
+    # Server pages are served without disk I/O: past 1 % of what was read, say so.
+    if srv_cached * 4096 > 0.01 * app:
+        checks.append(f"{srv_cached} pages of the file cached on the server at the start")
     row["checks"] = "; ".join(checks) or "ok"
     log(f"{p['id']}: {mbps:.1f} MB/s rtt {rtt:.2f} ms ra {ra_eff} KiB reads {d['read_ops']} "
-        f"amp {row['read_amp']} [{row['checks']}]")
+        f"amp {row['read_amp']} prep {prep:.1f}s fio {after['t'] - before['t']:.1f}s [{row['checks']}]")
     return row
 
 

@@ -83,9 +83,9 @@ lab_link() {
 	done
 }
 
-# lab_rtt: measured RTT in ms (average of 5 pings from the client).
+# lab_rtt: measured RTT in ms (average of 5 pings from the client, 50 ms apart).
 lab_rtt() {
-	in_cli ping -q -c 5 -i 0.2 "$SRV_IP" | awk -F/ '/^rtt|^round-trip/ { print $5 }'
+	in_cli ping -q -c 5 -i 0.05 "$SRV_IP" | awk -F/ '/^rtt|^round-trip/ { print $5 }'
 }
 
 # lab_netem_drops: packets dropped by netem on both ends.
