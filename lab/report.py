@@ -2,6 +2,11 @@
 """report: turn a bench results directory into results.csv, summary.csv, report.md and plots.
 
     report.py DIR
+    report.py --changelog SCENARIO DIR
+
+The second form prints the stock-against-patched table of one scenario in the plain-text
+shape of the series' changelogs (RTT, read size, stock and patched MB/s, ratio), so the
+numbers quoted in a patch are regenerated from a results directory, not typed.
 
 DIR/raw/<scenario>/<kind>-<rep>/results.jsonl holds one JSON object per measured point (see
 lab/guest/bench.py). Repetitions are summarised by their median with min and max; points
@@ -111,8 +116,15 @@ def rtt_by_delay(summ):
     return {k: statistics.median(v) for k, v in d.items()}
 
 
+def pct_cell(s):
+    if s is None or s.get("pct_of_bound") is None:
+        return "—"
+    return f"{s['pct_of_bound']} % of {s['bound_mbps']:.0f}"
+
+
 def sweep_tables(sc, summ):
-    """Seed 000's shape: read_ahead_kb down, one-way delay (measured RTT) across."""
+    """Seed 000's shape: read_ahead_kb down, one-way delay (measured RTT) across; then the
+    same cells as a share of their bound, min(link, 2 x window / RTT)."""
     out = []
     rtts = rtt_by_delay(summ)
     by = defaultdict(dict)
@@ -125,7 +137,36 @@ def sweep_tables(sc, summ):
         rows = [[ra] + [cell(cells.get((ra, d))) for d in delays] for ra in ras]
         out.append(f"**{kind}**, NFSv{vers}, rsize {rsize} KiB, application reads of {bs} "
                    f"(MB/s, median [min–max] of the repetitions)\n\n" + md_table(header, rows))
+        rows = [[ra] + [pct_cell(cells.get((ra, d))) for d in delays] for ra in ras]
+        out.append("The same cells as a share of their bound (median MB/s ÷ bound MB/s)\n\n"
+                   + md_table(header, rows))
     return out
+
+
+def changelog_table(summ):
+    """Stock against patched in the fixed-width shape of the changelogs: RTT (stock's
+    measured median), read size, MB/s median [min-max] of each kernel, and the ratio."""
+    by = defaultdict(dict)
+    for s in summ:
+        if s.get("mbps") is not None:
+            by[s["id"]][s["kind"]] = s
+    pairs = [(k["stock"], k["patched"]) for k in by.values() if "stock" in k and "patched" in k]
+    pairs = sorted(pairs, key=lambda p: (size_key(p[0]["bs"]), str(p[0]["nfs_version"]), p[0]["rsize_kb"],
+                                         p[0]["delay_ms"], ra_key(p[0]["read_ahead_kb"])))
+
+    def mb(s):
+        return f"{s['mbps']:.1f} [{s['mbps_min']:.1f}-{s['mbps_max']:.1f}]"
+
+    lines = [f"  {'RTT ms':>6}  {'read':>4}  {'stock 6.12':<18}  {'patched':<18}  ratio"]
+    for st, pa in pairs:
+        ratio = f"{pa['mbps'] / st['mbps']:.1f}x" if st["mbps"] else "-"
+        lines.append(f"  {st['rtt_ms']:>6.1f}  {st['bs']:>4}  {mb(st):<18}  {mb(pa):<18}  {ratio:>5}")
+    return "\n".join(lines)
+
+
+def size_key(bs):
+    n, unit = int(bs[:-1]), bs[-1].lower()
+    return n * (1024 if unit == "k" else 1048576)
 
 
 def ab_table(summ):
@@ -281,5 +322,20 @@ def write(d):
     return d / "report.md"
 
 
+def main(argv):
+    if len(argv) == 3 and argv[0] == "--changelog":
+        summ = [s for s in summarise(load(argv[2])) if s["scenario"] == argv[1]]
+        if not summ:
+            print(f"error: no results for scenario {argv[1]!r} in {argv[2]}", file=sys.stderr)
+            return 2
+        print(changelog_table(summ))
+        return 0
+    if len(argv) != 1:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    print(write(argv[0]))
+    return 0
+
+
 if __name__ == "__main__":
-    print(write(sys.argv[1]))
+    sys.exit(main(sys.argv[1:]))

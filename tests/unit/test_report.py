@@ -75,3 +75,24 @@ device 10.9.0.1:/ mounted on /srv/nfs with fstype nfs4 statvers=1.1
     f.write_text(text)
     want = {"read_ops": 10, "read_rpc_bytes": 10000, "server_read_bytes": 4096000}
     assert guest_bench.mountstats("/srv/nfs", str(f)) == want
+
+
+def test_changelog_table_pairs_stock_and_patched(tmp_path):
+    boots = {}
+    for rep in (1, 2, 3):
+        boots[("ab", "stock", rep)] = [point("x", "default", 10, 10.0 * rep)]
+        boots[("ab", "patched", rep)] = [point("x", "default", 10, 40.0 + rep), point("z", "default", 0, 1.0)]
+    d = make_run(tmp_path, boots)
+    out = report.changelog_table(report.summarise(report.load(d)))
+    lines = out.splitlines()
+    assert len(lines) == 2, out  # "z" has no stock result: no row
+    assert lines[1].split() == ["20.5", "4k", "20.0", "[10.0-30.0]", "42.0", "[41.0-43.0]", "2.1x"]
+    assert report.main(["--changelog", "nope", str(d)]) == 2
+
+
+def test_sweep_reports_the_share_of_the_bound(tmp_path):
+    boots = {("sw", "stock", 1): [point("a", 128, 5, 25.0), point("b", 256, 5, 50.0, bound_mbps=200.0)]}
+    d = make_run(tmp_path, boots)
+    md = report.write(d).read_text()
+    assert "25 % of 100" in md and "25 % of 200" in md
+
