@@ -135,8 +135,7 @@ def cached_pages(path):
             vec = ctypes.create_string_buffer((size + mmap.PAGESIZE - 1) // mmap.PAGESIZE)
             if _libc.mincore(addr, size, vec) != 0:
                 raise OSError(ctypes.get_errno(), f"mincore {path}")
-            raw = vec.raw[:-1]  # create_string_buffer adds a terminating NUL
-            return len(raw) - raw.count(0)
+            return len(vec.raw) - vec.raw.count(0)
         finally:
             _libc.munmap(addr, size)
     finally:

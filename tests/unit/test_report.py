@@ -96,3 +96,11 @@ def test_sweep_reports_the_share_of_the_bound(tmp_path):
     md = report.write(d).read_text()
     assert "25 % of 100" in md and "25 % of 200" in md
 
+
+def test_cached_pages_counts_what_mincore_sees(tmp_path):
+    f = tmp_path / "f"
+    f.write_bytes(b"x" * (3 * 4096 + 1))
+    assert guest_bench.cached_pages(str(f)) == 4  # just written: every page is cached
+    e = tmp_path / "e"
+    e.write_bytes(b"")
+    assert guest_bench.cached_pages(str(e)) == 0
