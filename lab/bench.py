@@ -63,14 +63,20 @@ def run_boot(sc, kind, rep, out):
     if all(p["id"] in have for p in sc.points):
         log(f"{sc.name}: {kind} repetition {rep}: already measured, skipped")
         return True
-    env = dict(os.environ, LAB_MEM=f"{guest_memory_mb(sc)}M", LAB_VM_TIMEOUT=str(boot_timeout(sc)))
     log(f"{sc.name}: {kind} repetition {rep}: {len(sc.points)} points (log: {d}/guest.log)")
+    return vm_run(kind, d, ["bench.py", str(d)], f"{sc.name}: {kind} repetition {rep}",
+                  LAB_MEM=f"{guest_memory_mb(sc)}M", LAB_VM_TIMEOUT=str(boot_timeout(sc)))
+
+
+def vm_run(kernel, d, guest_argv, what, **env):
+    """Boot kernel (a kind or a bzImage) with lab/vm.sh and run lab/guest/<guest_argv> in it,
+    its output in d; log how a failed boot ended. True if the guest command succeeded."""
     t0 = time.time()
-    r = subprocess.run([str(LAB / "vm.sh"), kind, str(d), str(LAB / "guest" / "bench.py"), str(d)], env=env)
-    took = time.time() - t0
+    cmd = [str(LAB / "vm.sh"), kernel, str(d), str(LAB / "guest" / guest_argv[0]), *guest_argv[1:]]
+    r = subprocess.run(cmd, env=dict(os.environ, **env))
     if r.returncode != 0:
-        log(f"{sc.name}: {kind} repetition {rep} did not finish cleanly (rc {r.returncode}, {took:.0f}s); "
-            f"what it measured is kept in {d}/results.jsonl")
+        print(f"[{time.strftime('%H:%M:%S')}] vm: {what} did not finish cleanly (rc {r.returncode}, "
+              f"{time.time() - t0:.0f}s); what it measured is kept in {d}", file=sys.stderr, flush=True)
     return r.returncode == 0
 
 

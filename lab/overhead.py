@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench import vm_run
+
 LAB = Path(__file__).resolve().parent
 KERNELS = (("stock", ["stock"]), ("patched", ["patched"]), ("patched-nostats", ["patched", "nostats"]))
 TESTS = ("cached_seq", "uncached_seq", "uncached_rand")
@@ -49,10 +51,7 @@ def main(argv):
             if not (d / "results.jsonl").exists():
                 log(f"{name} repetition {rep}")
                 d.mkdir(parents=True, exist_ok=True)
-                r = subprocess.run([str(LAB / "vm.sh"), images[name], str(d), str(LAB / "guest" / "overhead.py"),
-                                    str(d), str(args.iterations)], check=False)
-                if r.returncode:
-                    log(f"{name} repetition {rep} failed (rc {r.returncode}); see {d}")
+                vm_run(images[name], d, ["overhead.py", str(d), str(args.iterations)], f"{name} repetition {rep}")
             if (d / "results.jsonl").exists():
                 for line in (d / "results.jsonl").read_text().splitlines():
                     rows.append(dict(json.loads(line), kernel=name, rep=rep))
