@@ -145,25 +145,28 @@ def cached_pages(path):
 def uncache(client_path, server_path, tries=10):
     """Drop a file's pages from the client's and the server's page cache; return how many
     are still cached on each side. fadvise(DONTNEED), up to `tries` times 0.1 s apart while
-    the client still has pages (readahead I/O of the previous point may still be landing),
-    then drop_caches as a last resort. Unlike drop_caches, fadvise leaves the guest's binaries
-    and libraries cached: under TCG, reloading them over 9p cost seconds per point. A few
-    server pages can stay pinned (nfsd and the socket hold references for a while); they are
-    reported, not waited for."""
+    either side still has pages: readahead I/O of the previous point may still be landing on
+    the client, and the server's last READ replies stay pinned by the socket until the client
+    acknowledges them. If the client still has pages, drop_caches is the last resort. Unlike
+    drop_caches, fadvise leaves the guest's binaries and libraries cached: under TCG,
+    reloading them over 9p cost seconds per point."""
+    paths = (client_path, server_path)
     for _ in range(tries):
-        for p in (client_path, server_path):
+        for p in paths:
             fd = os.open(p, os.O_RDONLY)
             try:
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)
-        left = cached_pages(client_path)
-        if not left:
-            return 0, cached_pages(server_path)
+        left = [cached_pages(p) for p in paths]
+        if not any(left):
+            break
         time.sleep(0.1)
-    log(f"fadvise(DONTNEED) left {left} pages of {client_path} cached; dropping all caches")
-    sh("lab_drop_caches")
-    return cached_pages(client_path), cached_pages(server_path)
+    if left[0]:
+        log(f"fadvise(DONTNEED) left {left[0]} pages of {client_path} cached; dropping all caches")
+        sh("lab_drop_caches")
+        left = [cached_pages(p) for p in paths]
+    return left[0], left[1]
 
 
 # ---------------------------------------------------------------- workloads
