@@ -119,7 +119,8 @@ def rtt_by_delay(summ):
 def pct_cell(s):
     if s is None or s.get("pct_of_bound") is None:
         return "—"
-    return f"{s['pct_of_bound']} % of {s['bound_mbps']:.0f}"
+    b = s["bound_mbps"]
+    return f"{s['pct_of_bound']} % of {b:.0f}" if b >= 10 else f"{s['pct_of_bound']} % of {b:.2g}"
 
 
 def sweep_tables(sc, summ):
@@ -308,7 +309,8 @@ def write(d):
         if plan:
             md += [f"server {plan['server']}, link {plan['link']}, workload {plan['workload']}", ""]
         if len({s["read_ahead_kb"] for s in ss}) > 1:
-            md += [*sweep_tables(sc, ss), ""]
+            for t in sweep_tables(sc, ss):
+                md += [t, ""]
         ab = ab_table(ss)
         if ab:
             md += ["### Stock against patched", "", ab, ""]
