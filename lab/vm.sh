@@ -42,11 +42,19 @@ cmd=$(printf '%q ' "$REPO_DIR/lab/guest/run.sh" "$outdir" "$@")
 export PATH="$VENV/bin:$PATH"
 timeout_s=${LAB_VM_TIMEOUT:-1800}
 start=$(date +%s)
+# timeout runs vng in a process group of its own and, on a timeout or when it is itself
+# signalled, signals the whole group: vng, virtme-run and the QEMU they fork. (With
+# --foreground it would signal vng alone and leave QEMU running.) It runs in the background
+# so that the trap below fires at once when this script is interrupted or killed.
 set +e
-timeout --foreground -k 10 "$timeout_s" "$vng" --run "$kernel" "${kvmflag[@]}" --force-9p \
+timeout -k 10 "$timeout_s" "$vng" --run "$kernel" "${kvmflag[@]}" --force-9p \
 	--cpus "${LAB_CPUS:-2}" --memory "${LAB_MEM:-5G}" --rwdir "$outdir" --cwd / \
-	--append "${LAB_APPEND:-}" --exec "$cmd" </dev/null >"$outdir/console.log" 2>&1
+	--append "${LAB_APPEND:-}" --exec "$cmd" </dev/null >"$outdir/console.log" 2>&1 &
+tpid=$!
+trap 'kill -TERM "$tpid" 2>/dev/null; wait "$tpid"; die "interrupted: guest stopped ($kernel)"' INT TERM HUP
+wait "$tpid"
 vrc=$?
+trap - INT TERM HUP
 set -e
 took=$(( $(date +%s) - start ))
 if [ ! -f "$outdir/rc" ]; then
