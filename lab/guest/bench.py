@@ -253,7 +253,8 @@ def run_workload(wl, point):
 def make_data(server, workload):
     """The data file (random bytes, or sparse) and the small-file tree, on the server side."""
     if server["sparse"]:
-        os.truncate(f"{EXPORT}/data", server["file_mb"] << 20)
+        with open(f"{EXPORT}/data", "wb") as f:
+            f.truncate(server["file_mb"] << 20)
     else:
         # 1 MiB of random bytes, made unique per MiB by a counter: incompressible, and far
         # faster than /dev/urandom under TCG.
