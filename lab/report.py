@@ -20,6 +20,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from scenario import bytes_of
+
 AXES = ("nfs_version", "rsize_kb", "delay_ms", "read_ahead_kb", "bs")
 MEDIANS = ("rtt_ms", "ra_kb", "window_kb", "bound_mbps", "read_ops", "mean_read_kb", "read_amp",
            "wire_ratio", "cpu_pct", "link_mbps", "drops", "files")
@@ -152,7 +154,7 @@ def changelog_table(summ):
         if s.get("mbps") is not None:
             by[s["id"]][s["kind"]] = s
     pairs = [(k["stock"], k["patched"]) for k in by.values() if "stock" in k and "patched" in k]
-    pairs = sorted(pairs, key=lambda p: (size_key(p[0]["bs"]), str(p[0]["nfs_version"]), p[0]["rsize_kb"],
+    pairs = sorted(pairs, key=lambda p: (bytes_of(p[0]["bs"]), str(p[0]["nfs_version"]), p[0]["rsize_kb"],
                                          p[0]["delay_ms"], ra_key(p[0]["read_ahead_kb"])))
 
     def mb(s):
@@ -163,11 +165,6 @@ def changelog_table(summ):
         ratio = f"{pa['mbps'] / st['mbps']:.1f}x" if st["mbps"] else "-"
         lines.append(f"  {st['rtt_ms']:>6.1f}  {st['bs']:>4}  {mb(st):<18}  {mb(pa):<18}  {ratio:>5}")
     return "\n".join(lines)
-
-
-def size_key(bs):
-    n, unit = int(bs[:-1]), bs[-1].lower()
-    return n * (1024 if unit == "k" else 1048576)
 
 
 def ab_table(summ):
