@@ -31,13 +31,18 @@ def log(msg):
     print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
+def run(argv, check=True, what=None):
+    """Run a command directly (no shell: under TCG every bash costs a tenth of a second);
+    return its stdout. A failure raises, naming the command as `what` or argv."""
+    r = subprocess.run(argv, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"`{what or ' '.join(argv)}` failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
+    return r.stdout
+
+
 def sh(cmd, check=True):
     """Run a bash command with lab/guest/lib.sh loaded; return its stdout."""
-    r = subprocess.run(["bash", "-c", f". {shlex.quote(str(LIB))}; {cmd}"],
-                       capture_output=True, text=True)
-    if check and r.returncode != 0:
-        raise RuntimeError(f"`{cmd}` failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
-    return r.stdout.strip()
+    return run(["bash", "-c", f". {shlex.quote(str(LIB))}; {cmd}"], check, what=cmd).strip()
 
 
 def size_bytes(s):
@@ -76,26 +81,19 @@ def cpu_times():
     return sum(v), idle
 
 
-CLI_NET = ["nsenter", "--net=/run/netns/cli"]
-
-
-def run(cmd):
-    """Run a command directly (no shell: under TCG every bash costs a tenth of a second)."""
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"`{' '.join(cmd)}` failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
-    return r.stdout
+CLI_NET = ["nsenter", "--net=/run/netns/cli"]  # lib.sh's in_cli
+SRV_IP = "10.9.0.1"  # lib.sh's SRV_IP
 
 
 def netem_drops():
-    """Packets netem dropped on both veth ends (lab_netem_drops, without the shell)."""
+    """Packets netem dropped on both veth ends."""
     out = run(["tc", "-s", "qdisc", "show", "dev", "srv"]) + run(CLI_NET + ["tc", "-s", "qdisc", "show", "dev", "cli"])
     return sum(int(n) for n in re.findall(r"dropped (\d+)", out))
 
 
 def measure_rtt():
     """Mean RTT in ms of 5 pings from the client, 50 ms apart (lab_rtt, without the shell)."""
-    out = run(CLI_NET + ["ping", "-q", "-c", "5", "-i", "0.05", "10.9.0.1"])
+    out = run(CLI_NET + ["ping", "-q", "-c", "5", "-i", "0.05", SRV_IP])
     m = re.search(r"= [0-9.]+/([0-9.]+)/", out)
     if not m:
         raise RuntimeError(f"no RTT in ping's output: {out.strip()[-300:]}")

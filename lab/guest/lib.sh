@@ -88,12 +88,6 @@ lab_rtt() {
 	in_cli ping -q -c 5 -i 0.05 "$SRV_IP" | awk -F/ '/^rtt|^round-trip/ { print $5 }'
 }
 
-# lab_netem_drops: packets dropped by netem on both ends.
-lab_netem_drops() {
-	{ tc -s qdisc show dev srv; in_cli tc -s qdisc show dev cli; } |
-		awk '/dropped/ { gsub(",", "", $7); n += $7 } END { print n + 0 }'
-}
-
 # lab_nfsd [THREADS]: start rpcbind, mountd and nfsd exporting $EXPORT (fsid=0 for v4).
 # max_block_size is set to 1 MiB so rsize 1 MiB is on offer whatever the guest's RAM.
 lab_nfsd() {
