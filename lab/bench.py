@@ -3,11 +3,14 @@
 
     bench.py [--quick] [--out DIR] [--no-build] SCENARIO.toml...
 
-Every scenario is validated before anything is built or booted. For each repetition the
-kernels boot in turn (stock, patched, stock, ...), each boot running all points of the
-scenario in one guest (lab/guest/bench.py). Results land in DIR/raw/<scenario>/<kind>-<rep>/
-as they are measured; rerunning with the same DIR resumes where it stopped. The report
-(report.md, results.csv, summary.csv, plots/) is regenerated at the end (lab/report.py).
+Every scenario is validated before anything is built or booted. For each repetition and
+each [guest] variant the kernels boot in turn (stock, patched, stock, ...), each boot
+running all points of the scenario in one guest (lab/guest/bench.py). Results land in
+DIR/raw/<scenario>/<kind>[-g<variant>]-<rep>/ as they are measured. Rerunning with the
+same DIR resumes: points already measured are kept, failed ones are retried. A guest that
+hangs or panics is reported with the scenario, the kernel and the point it was on; that
+point is recorded as failed and the guest is booted again for the points after it. The
+report (report.md, results.csv, summary.csv, plots/) is regenerated after each scenario.
 """
 
 import argparse
@@ -15,6 +18,7 @@ import json
 import math
 import os
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -26,6 +30,9 @@ import scenario
 
 LAB = Path(__file__).resolve().parent
 REPO = LAB.parent
+SETUP_S = 300          # guest boot and one-time setup (data files, nfsd), generously
+MAX_BOOTS = 4          # per kernel and repetition: a guest that keeps dying is given up on
+SPLAT = re.compile(r"Kernel panic|BUG:|Oops|WARNING:|KASAN|INFO: task .* blocked|rcu_.*stall")
 
 
 def log(msg):
@@ -37,16 +44,6 @@ def lab_env(var):
                           capture_output=True, text=True, check=True).stdout.strip()
 
 
-def guest_memory_mb(sc):
-    """Enough for the null_blk disk, both page caches (client and server share the guest)."""
-    return max(5120, 2048 + 3 * sc.data_mb())
-
-
-def boot_timeout(sc):
-    per_point = sc.workload["runtime_s"] + 20 + max(p["delay_ms"] for p in sc.points) // 5
-    return 600 + len(sc.points) * per_point
-
-
 def kernel_info(kind):
     build = Path(lab_env("LAB_CACHE")) / kind / "build" / "include" / "generated"
     rel = (build / "utsrelease.h").read_text().split('"')[1]
@@ -54,30 +51,117 @@ def kernel_info(kind):
     return {"release": rel, "version": ver}
 
 
-def run_boot(sc, kind, rep, out):
-    d = out / "raw" / sc.name / f"{kind}-{rep}"
+def boot_dir(out, sc, kind, gi, rep):
+    variant = f"-g{gi + 1}" if len(sc.guests) > 1 else ""
+    return out / "raw" / sc.name / f"{kind}{variant}-{rep}"
+
+
+def read_results(res):
+    """{point id: "ok" or "error"} from a results.jsonl (a good result wins over an error)."""
+    got = {}
+    if res.exists():
+        for line in res.read_text(errors="replace").splitlines():
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a crash
+            if got.get(r.get("id")) != "ok":
+                got[r.get("id")] = "error" if "error" in r else "ok"
+    return got
+
+
+def same_setup(old, new):
+    keys = ("family", "setup", "guest", "sample_ms")
+    return all(old.get(k) == new.get(k) for k in keys)
+
+
+def append_row(res, row):
+    """Append a row the host writes (a point lost with its guest), after any torn line."""
+    data = res.read_bytes() if res.exists() else b""
+    with open(res, "ab") as f:
+        if data and not data.endswith(b"\n"):
+            f.write(b"\n")
+        f.write((json.dumps(row) + "\n").encode())
+
+
+def splat(console):
+    """The first kernel splat line in a console log, if any."""
+    try:
+        for line in console.read_text(errors="replace").splitlines():
+            if SPLAT.search(line):
+                return line.strip()[:300]
+    except OSError:
+        pass
+    return None
+
+
+def run_boot(sc, kind, gi, rep, out):
+    guest = sc.guests[gi]
+    d = boot_dir(out, sc, kind, gi, rep)
     d.mkdir(parents=True, exist_ok=True)
-    (d / "plan.json").write_text(json.dumps(sc.plan(), indent=1))
+    plan = sc.plan(guest)
+    if (d / "plan.json").exists() and not same_setup(json.loads((d / "plan.json").read_text()), plan):
+        raise SystemExit(f"error: {d} holds results of a different {sc.name} (its server, link, workload, "
+                         f"[guest] or sample_ms differ from {sc.path}); use another --out, or remove {d}")
+    (d / "plan.json").write_text(json.dumps(plan, indent=1))
+    (d / "boot.json").write_text(json.dumps({"kind": kind, "rep": rep, "guest": guest}))
     res = d / "results.jsonl"
-    have = {json.loads(line)["id"] for line in res.read_text().splitlines() if line.strip()} if res.exists() else set()
-    if all(p["id"] in have for p in sc.points):
-        log(f"{sc.name}: {kind} repetition {rep}: already measured, skipped")
-        return True
-    log(f"{sc.name}: {kind} repetition {rep}: {len(sc.points)} points (log: {d}/guest.log)")
-    return vm_run(kind, d, ["bench.py", str(d)], f"{sc.name}: {kind} repetition {rep}",
-                  LAB_MEM=f"{guest_memory_mb(sc)}M", LAB_VM_TIMEOUT=str(boot_timeout(sc)))
+    what = f"{sc.name}: {kind} repetition {rep}" + (f" guest {guest}" if len(sc.guests) > 1 else "")
+    tried = set()
+    for boot in range(MAX_BOOTS):
+        got = read_results(res)
+        todo = [p for p in sc.points if got.get(p["id"]) != "ok" and p["id"] not in tried]
+        if not todo:
+            break
+        if boot == 0 and len(todo) < len(sc.points):
+            log(f"{what}: resuming, {len(todo)} of {len(sc.points)} points to (re)run")
+        else:
+            log(f"{what}: {len(todo)} points (log: {d}/guest.log)")
+        timeout = SETUP_S + sum(sc.fam.point_seconds(p["cfg"]) for p in todo)
+        # Points this invocation already tried (one that hung its guest) are not run again.
+        (d / "skip.json").write_text(json.dumps(sorted(tried)))
+        finished = vm_run(kind, d, ["bench.py", str(d)], what, LAB_MEM=f"{guest['memory_mb']}M",
+                          LAB_CPUS=str(guest["cpus"]), LAB_APPEND=guest["cmdline"], LAB_VM_TIMEOUT=str(timeout))
+        after = read_results(res)
+        tried |= {p["id"] for p in todo if p["id"] in after}
+        if finished:
+            break
+        # The guest died: name the point it was on, record it as failed, boot again for the rest.
+        # Its console log is kept (console-<boot>.log), the next boot writes its own.
+        cur = d / "current.json"
+        if (d / "console.log").exists():
+            (d / "console.log").rename(d / f"console-{boot + 1}.log")
+        sp = splat(d / f"console-{boot + 1}.log")
+        how = f"kernel splat: {sp}" if sp else ("timed out" if "timed out" in (d / "vm.err").read_text(errors="replace")
+                                              else "stopped without reporting")
+        if cur.exists():
+            pid = json.loads(cur.read_text())["id"]
+            cur.unlink()
+            log(f"error: {what}: the guest {how} during point {pid}; console: {d}/console-{boot + 1}.log")
+            append_row(res, {"id": pid, "axes": next((p["axes"] for p in sc.points if p["id"] == pid), {}),
+                             "error": f"guest {how} during this point"})
+            tried.add(pid)
+        else:
+            log(f"error: {what}: the guest {how} before its first point; console: {d}/console-{boot + 1}.log")
+            return False
+    (d / "skip.json").unlink(missing_ok=True)
+    final = read_results(res)
+    return all(final.get(p["id"]) == "ok" for p in sc.points)
 
 
 def vm_run(kernel, d, guest_argv, what, **env):
     """Boot kernel (a kind or a bzImage) with lab/vm.sh and run lab/guest/<guest_argv> in it,
-    its output in d; log how a failed boot ended. True if the guest command succeeded."""
+    its output in d. True if the guest ran to the end (whatever its exit status)."""
     t0 = time.time()
     cmd = [str(LAB / "vm.sh"), kernel, str(d), str(LAB / "guest" / guest_argv[0]), *guest_argv[1:]]
-    r = subprocess.run(cmd, env=dict(os.environ, **env))
+    with open(d / "vm.err", "w") as err:
+        r = subprocess.run(cmd, env=dict(os.environ, **env), stderr=err)
+    sys.stderr.write((d / "vm.err").read_text(errors="replace"))
+    finished = (d / "rc").exists()
     if r.returncode != 0:
-        print(f"[{time.strftime('%H:%M:%S')}] vm: {what} did not finish cleanly (rc {r.returncode}, "
-              f"{time.time() - t0:.0f}s); what it measured is kept in {d}", file=sys.stderr, flush=True)
-    return r.returncode == 0
+        log(f"{what} did not finish cleanly (rc {r.returncode}, {time.time() - t0:.0f}s); "
+            f"what it measured is kept in {d}")
+    return finished
 
 
 def main(argv):
@@ -98,7 +182,8 @@ def main(argv):
         print(f"error: two scenarios share a name: {names}", file=sys.stderr)
         return 2
     kinds = [k for k in scenario.KINDS if any(k in s.kernels for s in scs)]
-    est = sum(s.repetitions * len(s.kernels) * (60 + len(s.points) * (s.workload["runtime_s"] + 6)) for s in scs)
+    est = sum(s.repetitions * len(s.kernels) * len(s.guests) *
+              (60 + sum(s.fam.point_seconds(p["cfg"]) for p in s.points)) for s in scs)
     log(f"{len(scs)} scenario(s), {sum(len(s.points) for s in scs)} points, kernels {kinds}; "
         f"at most {math.ceil(est / 60)} min of guest time")
 
@@ -126,14 +211,16 @@ def main(argv):
         "command": " ".join(shlex.quote(a) for a in sys.argv),
         "quick": args.quick,
         "scenarios": {s.name: s.path for s in scs},
+        "families": {s.name: s.family for s in scs},
     })
     meta_path.write_text(json.dumps(meta, indent=1))
 
     ok = True
     for sc in scs:
         for rep in range(1, sc.repetitions + 1):
-            for kind in [k for k in scenario.KINDS if k in sc.kernels]:
-                ok &= run_boot(sc, kind, rep, out)
+            for gi in range(len(sc.guests)):
+                for kind in [k for k in scenario.KINDS if k in sc.kernels]:
+                    ok &= run_boot(sc, kind, gi, rep, out)
         report.write(out)  # keep the report current after every scenario
     report.write(out)
     log(f"report: {out}/report.md")

@@ -10,7 +10,7 @@ APT=(
 	build-essential flex bison libelf-dev libssl-dev bc cpio kmod dwarves ccache xz-utils rsync git
 	qemu-system-x86 python3 python3-venv
 	nfs-kernel-server nfs-common rpcbind fio iperf3 iproute2 iputils-ping util-linux
-	e2fsprogs xfsprogs trace-cmd linux-perf shellcheck
+	e2fsprogs xfsprogs trace-cmd linux-perf shellcheck ethtool
 )
 
 missing=()

@@ -1,62 +1,41 @@
 """Benchmark scenarios: one TOML file per benchmark, validated before anything boots.
 
-A scenario fixes the server (filesystem, data file), the link (netem), the client mount and
-the workload; list-valued fields on the matrix axes expand into points. `load()` returns a
-Scenario or raises ScenarioError naming the file and the field at fault.
-
-    description = "..."
+    description = "..."            required: what the scenario measures
+    family = "nfs-read"            which lab/families module runs it (default nfs-read)
     kernels = ["stock", "patched"]
     repetitions = 3
-    [server]   fs, file_mb, sparse, disk_latency_us, disk_mbps, threads, small_files,
-               small_file_max_kb
-    [link]     delay_ms*, rate, limit
-    [client]   nfs_version*, rsize_kb*, read_ahead_kb*   (read_ahead_kb: KiB or "default")
-    [workload] type, bs*, runtime_s, ios (random workloads: stop after this many reads)
+    sample_ms = 1000               time-series sampler interval during each point (0: off;
+                                   default from the family)
+    [guest]    memory_mb, cpus, cmdline        per boot; a list makes more boots
+    [knobs]    "/proc/sys/..." or "/sys/..." = value   written before each point, read back
+    [cgroup]   memory_max_mb                   memory.max of the workload's cgroup (0: none)
+    [<table>]  the family's own tables (server, link, client, workload, ...)
     [quick]    the same tables again, overriding the above for `make bench QUICK=1`
-    (* = may be a list: a matrix axis)
+
+Any list-valued field of the family's tables, [knobs] or [cgroup] is a matrix axis: the
+points are the product of the axes, in file order, and a point's id names its axis values
+("delay_ms=10/bs=4k"). `load()` returns a Scenario or raises ScenarioError naming the file
+and the field at fault.
 """
 
 import itertools
-import math
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import families
+from families import Int, Param, bytes_of  # noqa: F401 - bytes_of is part of this module's API
+
 KINDS = ("stock", "patched")
-WORKLOADS = ("seqread", "randread", "mmapread", "mmaprand", "smallfiles", "mmapfiles")
-TREE_WORKLOADS = ("smallfiles", "mmapfiles")  # workloads that read the tree of small files
-FILESYSTEMS = ("ext4", "xfs", "tmpfs")
-NFS_VERSIONS = ("3", "4.0", "4.1", "4.2")
-SIZE_RE = re.compile(r"^([0-9]+)([kKmM])$")
-RATE_RE = re.compile(r"^[0-9]+(bit|kbit|mbit|gbit)$")
-
-# Matrix axes, in the order points are enumerated (mounts change least often).
-AXES = (
-    ("client", "nfs_version"),
-    ("client", "rsize_kb"),
-    ("link", "delay_ms"),
-    ("client", "read_ahead_kb"),
-    ("workload", "bs"),
-)
-
-DEFAULTS = {
-    "kernels": ["stock", "patched"],
-    "repetitions": 3,
-    "server": {
-        "fs": "ext4",
-        "file_mb": 1024,
-        "sparse": False,
-        "disk_latency_us": 0,
-        "disk_mbps": 0,
-        "threads": 8,
-        "small_files": 2000,
-        "small_file_max_kb": 1024,
-    },
-    "link": {"delay_ms": 0, "rate": "1gbit", "limit": 20000},
-    "client": {"nfs_version": "4.2", "rsize_kb": 1024, "read_ahead_kb": "default"},
-    "workload": {"type": "seqread", "bs": "4k", "runtime_s": 8, "ios": 0},
+GENERIC = {"description", "family", "kernels", "repetitions", "sample_ms", "guest", "knobs", "cgroup", "quick"}
+GUEST = {
+    "memory_mb": Int(0, 512, 20480, doc="guest memory, MiB (default: what the family needs)"),
+    "cpus": Int(2, 1, 8, doc="guest vCPUs"),
+    "cmdline": Param("", "str", doc="extra kernel command line (e.g. module parameters)"),
 }
+CGROUP = {"memory_max_mb": Int(0, 0, 20480, doc="memory.max of the workload's cgroup (0: no limit)")}
+KNOB_PATH = re.compile(r"^/(proc/sys|sys)/[A-Za-z0-9_.:,/-]+$")
 
 
 class ScenarioError(ValueError):
@@ -68,44 +47,49 @@ class Scenario:
     name: str
     path: str
     description: str
+    family: str
     kernels: list
     repetitions: int
-    server: dict
-    link: dict
-    client: dict
-    workload: dict
+    sample_ms: int
+    doc: dict                       # every table, defaults filled in, lists kept
+    guests: list                    # one dict per boot variant
     points: list = field(default_factory=list)
+    axes: list = field(default_factory=list)   # ("table", "field") in enumeration order
 
-    def uses_tree(self):
-        return self.workload["type"] in TREE_WORKLOADS
+    @property
+    def fam(self):
+        return families.get(self.family)
 
-    def data_mb(self):
-        """MiB of file data on the server: the data file and, if used, the small-file tree."""
-        mb = self.server["file_mb"]
-        if self.uses_tree():
-            # File sizes are log-uniform between 1 KiB and small_file_max_kb.
-            hi = self.server["small_file_max_kb"]
-            mean_kb = (hi - 1) / math.log(hi) if hi > 1 else 1
-            mb += math.ceil(self.server["small_files"] * mean_kb / 1024)
-        return mb
-
-    def plan(self):
-        """What the guest needs: the fixed setup and the points to run."""
+    def plan(self, guest):
+        """What the guest runner needs for one boot."""
         return {
             "scenario": self.name,
-            "server": dict(self.server, disk_mb=self.data_mb() + 256, tree=self.uses_tree()),
-            "link": {k: v for k, v in self.link.items() if k != "delay_ms"},
-            "workload": {k: v for k, v in self.workload.items() if k != "bs"},
+            "description": self.description,
+            "family": self.family,
+            "sample_ms": self.sample_ms,
+            "guest": guest,
+            "setup": self.doc,
+            "disk_mb": self.fam.disk_mb(self.doc, self.points) if "disk" in self.fam.NEEDS else 0,
             "points": self.points,
         }
 
+    def point_seconds(self):
+        return max(self.fam.point_seconds(p["cfg"]) for p in self.points)
 
-def bytes_of(size):
-    """'4k' -> 4096, '1m' -> 1048576."""
-    m = SIZE_RE.match(str(size))
-    if not m:
-        raise ValueError(size)
-    return int(m.group(1)) * (1024 if m.group(2) in "kK" else 1048576)
+
+def knob_name(path):
+    """A short, readable name for a knob path: /proc/sys/vm/dirty_bytes -> vm.dirty_bytes,
+    /sys/module/nfs/parameters/x -> nfs.x, other /sys paths relative to /sys."""
+    if path.startswith("/proc/sys/"):
+        return path[len("/proc/sys/"):].replace("/", ".")
+    m = re.match(r"^/sys/module/([^/]+)/parameters/(.+)$", path)
+    if m:
+        return f"{m.group(1)}.{m.group(2)}"
+    return path[len("/sys/"):]
+
+
+def axis_label(table, name):
+    return knob_name(name) if table == "knobs" else name
 
 
 def _merge(base, over):
@@ -119,30 +103,29 @@ def _as_list(v):
     return v if isinstance(v, list) else [v]
 
 
-class _Checker:
+class Checker:
+    """Turns a problem into a ScenarioError naming the file and the field."""
+
     def __init__(self, path):
         self.path = path
 
     def fail(self, where, msg):
         raise ScenarioError(f"{self.path}: {where}: {msg}")
 
-    def int_in(self, where, v, lo, hi):
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            self.fail(where, f"must be an integer in [{lo}, {hi}], not {v!r}")
-
-    def one_of(self, where, v, choices):
-        if v not in choices:
-            self.fail(where, f"must be one of {', '.join(map(str, choices))}, not {v!r}")
-
-    def axis(self, where, v, check_one):
-        values = _as_list(v)
-        if not values:
-            self.fail(where, "is an empty list")
-        for x in values:
-            check_one(where, x)
-        if len(set(map(str, values))) != len(values):
-            self.fail(where, f"has duplicate values {values!r}")
-        return values
+    def value(self, where, v, spec):
+        """Check a field against its Param; a list only where the Param allows an axis."""
+        if isinstance(v, list):
+            if not spec.axis:
+                self.fail(where, "takes one value, not a list")
+            if not v:
+                self.fail(where, "is an empty list")
+            if len({repr(x) for x in v}) != len(v):
+                self.fail(where, f"has duplicate values {v!r}")
+        for x in _as_list(v):
+            err = spec.check(x)
+            if err:
+                self.fail(where, err)
+        return [spec.normal(x) for x in v] if isinstance(v, list) else spec.normal(v)
 
 
 def _check_keys(c, where, table, allowed):
@@ -153,97 +136,118 @@ def _check_keys(c, where, table, allowed):
             c.fail(f"{where}.{k}" if where else k, f"unknown field (allowed: {', '.join(sorted(allowed))})")
 
 
+def _check_knobs(c, where, knobs):
+    if not isinstance(knobs, dict):
+        c.fail(where, "must be a table of \"/proc/sys/...\" or \"/sys/...\" = value")
+    out = {}
+    for path, v in knobs.items():
+        w = f"{where}.\"{path}\""
+        if not KNOB_PATH.match(path) or "/../" in path or path.endswith("/.."):
+            c.fail(w, "must be an absolute path under /proc/sys/ or /sys/ (quote it in TOML)")
+        for x in _as_list(v):
+            if isinstance(x, bool) or not isinstance(x, (int, str)) or (isinstance(x, str) and "\n" in x):
+                c.fail(w, f"values are integers or one-line strings, not {x!r}")
+        if isinstance(v, list):
+            if not v:
+                c.fail(w, "is an empty list")
+            if len({repr(x) for x in v}) != len(v):
+                c.fail(w, f"has duplicate values {v!r}")
+        out[path] = v
+    return out
+
+
 def validate(raw, path, quick=False):
     """Check a parsed TOML document and return a Scenario with its points."""
-    c = _Checker(path)
-    top = {"description", "kernels", "repetitions", "server", "link", "client", "workload", "quick"}
-    _check_keys(c, "", raw, top)
-    for t in ("server", "link", "client", "workload"):
+    c = Checker(path)
+    fam_name = raw.get("family", "nfs-read")
+    try:
+        fam = families.get(fam_name)
+    except KeyError:
+        c.fail("family", f"must be one of {', '.join(families.FAMILIES)}, not {fam_name!r}")
+    tables = {**fam.TABLES, "guest": GUEST, "cgroup": CGROUP}
+    _check_keys(c, "", raw, GENERIC | set(fam.TABLES))
+    for t, spec in tables.items():
         if t in raw:
-            _check_keys(c, t, raw[t], DEFAULTS[t])
+            _check_keys(c, t, raw[t], spec)
     if "quick" in raw:
-        _check_keys(c, "quick", raw["quick"], top - {"quick", "description"})
-        for t in ("server", "link", "client", "workload"):
+        _check_keys(c, "quick", raw["quick"], (GENERIC | set(fam.TABLES)) - {"quick", "description", "family"})
+        for t, spec in tables.items():
             if t in raw["quick"]:
-                _check_keys(c, f"quick.{t}", raw["quick"][t], DEFAULTS[t])
+                _check_keys(c, f"quick.{t}", raw["quick"][t], spec)
     if not isinstance(raw.get("description"), str) or not raw["description"].strip():
         c.fail("description", "is required (one line saying what the scenario measures)")
-    doc = _merge(DEFAULTS, {k: v for k, v in raw.items() if k != "quick"})
+
+    doc = {k: v for k, v in raw.items() if k != "quick"}
     if quick:
         doc = _merge(doc, raw.get("quick", {}))
 
-    kernels = _as_list(doc["kernels"])
+    kernels = _as_list(doc.get("kernels", list(KINDS)))
     if not kernels:
         c.fail("kernels", "is an empty list")
     for k in kernels:
-        c.one_of("kernels", k, KINDS)
-    c.int_in("repetitions", doc["repetitions"], 1, 50)
+        if k not in KINDS:
+            c.fail("kernels", f"must be one of {', '.join(KINDS)}, not {k!r}")
+    reps = doc.get("repetitions", 3)
+    if isinstance(reps, bool) or not isinstance(reps, int) or not 1 <= reps <= 50:
+        c.fail("repetitions", f"must be an integer in [1, 50], not {reps!r}")
+    sample_ms = doc.get("sample_ms", fam.SAMPLE_MS)
+    if isinstance(sample_ms, bool) or not isinstance(sample_ms, int) or not (
+            sample_ms == 0 or 100 <= sample_ms <= 60000):
+        c.fail("sample_ms", f"must be 0 (off) or an integer in [100, 60000], not {sample_ms!r}")
 
-    s = doc["server"]
-    c.one_of("server.fs", s["fs"], FILESYSTEMS)
-    c.int_in("server.file_mb", s["file_mb"], 1, 16384)
-    if not isinstance(s["sparse"], bool):
-        c.fail("server.sparse", f"must be true or false, not {s['sparse']!r}")
-    c.int_in("server.disk_latency_us", s["disk_latency_us"], 0, 1000000)
-    c.int_in("server.disk_mbps", s["disk_mbps"], 0, 40960)
-    c.int_in("server.threads", s["threads"], 1, 256)
-    c.int_in("server.small_files", s["small_files"], 1, 100000)
-    c.int_in("server.small_file_max_kb", s["small_file_max_kb"], 4, 65536)
-    if s["fs"] == "tmpfs" and (s["disk_latency_us"] or s["disk_mbps"]):
-        c.fail("server.fs", "tmpfs has no disk: disk_latency_us and disk_mbps need ext4 or xfs")
+    # Every table with its defaults; values checked; lists kept (they are axes).
+    full = {}
+    for t, spec in tables.items():
+        given = doc.get(t, {})
+        full[t] = {}
+        for k, p in spec.items():
+            full[t][k] = c.value(f"{t}.{k}", given[k], p) if k in given else p.default
+    full["knobs"] = _check_knobs(c, "knobs", doc.get("knobs", {}))
+    if hasattr(fam, "check"):
+        fam.check(c, full)
 
-    lk = doc["link"]
-    c.axis("link.delay_ms", lk["delay_ms"], lambda w, x: c.int_in(w, x, 0, 1000))
-    if lk["rate"] != "none" and not (isinstance(lk["rate"], str) and RATE_RE.match(lk["rate"])):
-        c.fail("link.rate", f"must be a tc rate like '1gbit' or 'none', not {lk['rate']!r}")
-    c.int_in("link.limit", lk["limit"], 100, 1000000)
+    # Boot variants: the product of the [guest] lists.
+    g = full.pop("guest")
+    if not g["memory_mb"]:
+        g["memory_mb"] = fam.guest_memory_mb(full)
+    gkeys = list(GUEST)
+    guests = [dict(zip(gkeys, combo, strict=True)) for combo in itertools.product(*(_as_list(g[k]) for k in gkeys))]
 
-    cl = doc["client"]
-    c.axis("client.nfs_version", cl["nfs_version"], lambda w, x: c.one_of(w, str(x), NFS_VERSIONS))
-    c.axis("client.rsize_kb", cl["rsize_kb"], lambda w, x: c.one_of(w, x, (4, 8, 16, 32, 64, 128, 256, 512, 1024)))
-
-    def ra_ok(w, x):
-        if x == "default":
-            return
-        c.int_in(w, x, 0, 1048576)
-
-    c.axis("client.read_ahead_kb", cl["read_ahead_kb"], ra_ok)
-
-    wl = doc["workload"]
-    c.one_of("workload.type", wl["type"], WORKLOADS)
-
-    def bs_ok(w, x):
-        try:
-            b = bytes_of(x)
-        except ValueError:
-            c.fail(w, f"must be a size like '4k' or '1m', not {x!r}")
-        if not 512 <= b <= 16 << 20:
-            c.fail(w, f"{x!r} is outside 512 bytes .. 16m")
-
-    c.axis("workload.bs", wl["bs"], bs_ok)
-    c.int_in("workload.runtime_s", wl["runtime_s"], 1, 600)
-    c.int_in("workload.ios", wl["ios"], 0, 10000000)
-    if wl["ios"] and wl["type"] not in ("randread", "mmaprand"):
-        c.fail("workload.ios", "only randread and mmaprand stop after a number of reads")
-
+    # Points: the product of every list-valued field, in the family's AXIS_ORDER, then in
+    # table and field order.
+    axes = [(t, k) for t in full for k in full[t] if isinstance(full[t][k], list)]
+    order = list(getattr(fam, "AXIS_ORDER", ()))
+    axes.sort(key=lambda a: order.index(f"{a[0]}.{a[1]}") if f"{a[0]}.{a[1]}" in order else len(order))
     points = []
-    for combo in itertools.product(*(_as_list(doc[t][k]) for t, k in AXES)):
-        p = {k: v for (_, k), v in zip(AXES, combo, strict=True)}
-        p["nfs_version"] = str(p["nfs_version"])
-        p["bs"] = str(p["bs"]).lower()
-        p["id"] = "v{nfs_version}/r{rsize_kb}/d{delay_ms}/ra{read_ahead_kb}/bs{bs}".format(**p)
-        points.append(p)
+    for combo in itertools.product(*(full[t][k] for t, k in axes)):
+        cfg = {t: dict(v) for t, v in full.items()}
+        for (t, k), v in zip(axes, combo, strict=True):
+            cfg[t][k] = v
+        pax = {f"{t}.{k}": v for (t, k), v in zip(axes, combo, strict=True)}
+        pid = "/".join(f"{axis_label(t, k)}={v}" for (t, k), v in zip(axes, combo, strict=True)) or "all"
+        points.append({"id": pid, "axes": pax, "cfg": cfg})
+    if hasattr(fam, "check_point"):
+        for p in points:
+            fam.check_point(c, p["cfg"])
+    if "disk" in fam.NEEDS:
+        # The disk is memory-backed: it and the lab itself must fit in the guest.
+        need = fam.disk_mb(full, points) + 1024
+        for gv in guests:
+            if gv["memory_mb"] < need:
+                c.fail("guest.memory_mb", f"{gv['memory_mb']} MiB cannot hold the memory-backed disk "
+                       f"and the lab ({need} MiB at least)")
     return Scenario(
         name=Path(path).stem,
         path=str(path),
         description=raw["description"].strip(),
+        family=fam_name,
         kernels=kernels,
-        repetitions=doc["repetitions"],
-        server=s,
-        link=lk,
-        client=cl,
-        workload=wl,
+        repetitions=reps,
+        sample_ms=sample_ms,
+        doc=full,
+        guests=guests,
         points=points,
+        axes=axes,
     )
 
 

@@ -98,7 +98,8 @@ lab_nfsd() {
 	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
 	echo 1048576 >/proc/fs/nfsd/max_block_size
 	rpcbind -w
-	echo "$EXPORT $SRV_IP/24(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
+	# /16: with several clients each sits in its own 10.9.K.0/24 behind the router namespace
+	echo "$EXPORT 10.9.0.0/16(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
 	exportfs -ra
 	# mountd's stderr goes to a file: a daemon holding our stdout or stderr would keep a
 	# caller that captures them waiting forever. (Its complaints about udp6/tcp6 are noise.)

@@ -1,11 +1,8 @@
+import csv
 import json
-import sys
-from pathlib import Path
 
+import families
 import report
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "lab" / "guest"))
-import bench as guest_bench  # noqa: E402
 
 
 def point(pid, ra, delay, mbps, **kw):
@@ -39,7 +36,7 @@ def test_report_summarises_repetitions_and_keeps_failures(tmp_path):
     assert summ["c"]["n"] == 0 and "fio failed" in summ["c"]["checks"]
     md = (d / "report.md").read_text()
     assert "20.0 [10.0–30.0]" in md and "fio failed" in md
-    assert (d / "plots" / "sw-v4.2-r1024-bs4k-sweep.png").stat().st_size > 1000
+    assert (d / "plots" / "sw-mbps-client.read_ahead_kb.png").stat().st_size > 1000
     assert len((d / "results.csv").read_text().splitlines()) == 1 + 9
 
 
@@ -51,30 +48,7 @@ def test_ab_table_flags_a_regression_beyond_the_spread(tmp_path):
     d = make_run(tmp_path, boots)
     md = report.write(d).read_text()
     assert "better" in md and "WORSE" in md
-    assert (d / "plots" / "ab-v4.2-r1024-bs4k-ab.png").exists()
-
-
-def test_window_follows_ractl_max_pages():
-    # Small reads get read_ahead_kb; a read larger than it gets up to rsize (bdi io_pages).
-    assert guest_bench.window_kb(128, 4096, 1024) == 128
-    assert guest_bench.window_kb(128, 1 << 20, 1024) == 1024
-    assert guest_bench.window_kb(128, 1 << 20, 512) == 512
-    assert guest_bench.window_kb(4096, 1 << 20, 1024) == 4096
-
-
-def test_mountstats_sums_read_and_read_plus(tmp_path):
-    text = """device 10.9.0.1:/ mounted on /other with fstype nfs4 statvers=1.1
-\tbytes:\t1 2 3 4 999 6 7 8
-\t   READ: 50 50 0 100 100 0 0 0 0
-device 10.9.0.1:/ mounted on /srv/nfs with fstype nfs4 statvers=1.1
-\tbytes:\t10 0 0 0 4096000 0 1000 0
-\t   READ: 3 3 0 300 3000 0 0 0 0
-\t   READ_PLUS: 7 7 0 700 7000 0 0 0 0
-"""
-    f = tmp_path / "ms"
-    f.write_text(text)
-    want = {"read_ops": 10, "read_rpc_bytes": 10000, "server_read_bytes": 4096000}
-    assert guest_bench.mountstats("/srv/nfs", str(f)) == want
+    assert (d / "plots" / "ab-mbps-link.delay_ms.png").exists()
 
 
 def test_changelog_table_pairs_stock_and_patched(tmp_path):
@@ -83,7 +57,7 @@ def test_changelog_table_pairs_stock_and_patched(tmp_path):
         boots[("ab", "stock", rep)] = [point("x", "default", 10, 10.0 * rep)]
         boots[("ab", "patched", rep)] = [point("x", "default", 10, 40.0 + rep), point("z", "default", 0, 1.0)]
     d = make_run(tmp_path, boots)
-    out = report.changelog_table(report.summarise(report.load(d)))
+    out = families.get("nfs-read").changelog_table(report.summarise(report.load(d)), report)
     lines = out.splitlines()
     assert len(lines) == 2, out  # "z" has no stock result: no row
     assert lines[1].split() == ["20.5", "4k", "20.0", "[10.0-30.0]", "42.0", "[41.0-43.0]", "2.1x"]
@@ -97,10 +71,75 @@ def test_sweep_reports_the_share_of_the_bound(tmp_path):
     assert "25 % of 100" in md and "25 % of 200" in md
 
 
-def test_cached_pages_counts_what_mincore_sees(tmp_path):
-    f = tmp_path / "f"
-    f.write_bytes(b"x" * (3 * 4096 + 1))
-    assert guest_bench.cached_pages(str(f)) == 4  # just written: every page is cached
-    e = tmp_path / "e"
-    e.write_bytes(b"")
-    assert guest_bench.cached_pages(str(e)) == 0
+
+
+def new_run(tmp_path, family, rows_by_boot, setup=None):
+    """A results directory as the family runner writes it: plan.json, boot.json, rows."""
+    for (sc, kind, rep), rows in rows_by_boot.items():
+        d = tmp_path / "raw" / sc / f"{kind}-{rep}"
+        d.mkdir(parents=True)
+        (d / "accel").write_text("tcg\n")
+        (d / "plan.json").write_text(json.dumps({"family": family, "setup": setup or {}, "description": "d"}))
+        (d / "boot.json").write_text(json.dumps({"kind": kind, "rep": rep, "guest": {"memory_mb": 4096}}))
+        (d / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return tmp_path
+
+
+def wrow(n, mbps, **kw):
+    return {"id": f"writers={n}", "axes": {"workload.writers": n}, "write_mbps": mbps, "extents": 4 * n,
+            "checks": "ok", **kw}
+
+
+def test_any_family_gets_medians_ab_table_and_plot(tmp_path):
+    boots = {}
+    for rep in (1, 2, 3):
+        boots[("w", "stock", rep)] = [wrow(1, 50.0 + rep), wrow(4, 40.0 + rep, only_stock=rep)]
+        boots[("w", "patched", rep)] = [wrow(1, 80.0 + rep, readback_mbps=9.5), wrow(4, 30.0 + rep)]
+    d = new_run(tmp_path, "nfs-write", boots, {"server": {"fs": "ext4"}})
+    md = report.write(d).read_text()
+    summ = {(s["kind"], s["id"]): s for s in report.summarise(report.load(d))}
+    s = summ[("stock", "writers=4")]
+    assert (s["write_mbps"], s["write_mbps_min"], s["write_mbps_max"]) == (42.0, 41.0, 43.0)
+    assert (s["only_stock"], s["only_stock_min"], s["only_stock_max"]) == (2, 1, 3)   # every numeric metric
+    assert "| 1 | 52.0 [51.0–53.0] | 82.0 [81.0–83.0] | 1.58× | better |" in md
+    assert "| 4 | 42.0 [41.0–43.0] | 32.0 [31.0–33.0] | 0.76× | WORSE |" in md
+    assert (d / "plots" / "w-write_mbps-workload.writers.png").stat().st_size > 1000
+    # CSV columns are the union of what the points returned: nothing is dropped.
+    cols = next(csv.reader(open(d / "results.csv")))
+    assert {"only_stock", "readback_mbps", "workload.writers", "extents"} <= set(cols)
+    scols = next(csv.reader(open(d / "summary.csv")))
+    assert {"only_stock_max", "readback_mbps_min", "extents"} <= set(scols)
+
+
+def test_a_retried_point_replaces_its_failure(tmp_path):
+    rows = [{"id": "writers=1", "axes": {"workload.writers": 1}, "error": "guest timed out during this point"},
+            wrow(1, 10.0), {"id": "writers=4", "axes": {"workload.writers": 4}, "error": "fio failed"}]
+    d = new_run(tmp_path, "nfs-write", {("w", "stock", 1): rows})
+    summ = {s["id"]: s for s in report.summarise(report.load(d))}
+    assert summ["writers=1"]["n"] == 1 and summ["writers=1"]["errors"] == 0
+    assert summ["writers=4"]["n"] == 0 and "fio failed" in summ["writers=4"]["checks"]
+
+
+def test_guest_variants_are_part_of_the_point(tmp_path):
+    d = new_run(tmp_path, "nfs-write", {("w", "stock", 1): [wrow(1, 10.0)]})
+    b2 = tmp_path / "raw" / "w" / "stock-g2-1"
+    b2.mkdir()
+    for f in ("accel", "plan.json"):
+        (b2 / f).write_text((tmp_path / "raw" / "w" / "stock-1" / f).read_text())
+    (b2 / "boot.json").write_text(json.dumps({"kind": "stock", "rep": 1, "guest": {"memory_mb": 8192}}))
+    (b2 / "results.jsonl").write_text(json.dumps(wrow(1, 20.0)) + "\n")
+    ids = sorted(s["id"] for s in report.summarise(report.load(d)))
+    assert ids == ["memory_mb=4096/writers=1", "memory_mb=8192/writers=1"]
+
+
+def test_series_are_plotted(tmp_path):
+    d = new_run(tmp_path, "nfs-write", {("w", "stock", 1): [wrow(1, 10.0)], ("w", "patched", 1): [wrow(1, 12.0)]})
+    for kind in ("stock", "patched"):
+        s = tmp_path / "raw" / "w" / f"{kind}-1" / "series"
+        s.mkdir()
+        lines = ["t,net_tx_bytes,net_rx_bytes,disk_read_bytes,disk_write_bytes,nr_dirty_kb,nr_writeback_kb"]
+        lines += [f"{t},{t * 1000},{t * 9000000},0,{t * 8000000},{1000 * t},{500}" for t in range(5)]
+        (s / "writers=1.csv").write_text("\n".join(lines) + "\n")
+    md = report.write(d).read_text()
+    assert "w-series-writers=1.png" in md
+    assert (d / "plots" / "w-series-writers=1.png").stat().st_size > 1000

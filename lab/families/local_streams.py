@@ -1,0 +1,136 @@
+"""local-streams: N rate-limited sequential readers of their own files on a local disk.
+
+Seed 002's workload: many slow streams (the seed's read ~200 KB/s each) in a page cache too
+small to keep every stream's readahead window until its reader gets there. The workload runs
+in the lab's memory cgroup ([cgroup] memory_max_mb), so the memory pressure is the
+workload's own and the lab around it keeps running. The disk is a null_blk device: with a
+completion time per request and queue_depth = 1 it serves one request at a time, like a
+disk that seeks, so a stream that falls back to small synchronous reads costs the others.
+"""
+
+from families import Choice, Int, Size, disk_params
+
+NAME = "local-streams"
+NEEDS = ("disk",)
+TABLES = {
+    "disk": {
+        **disk_params(fs=("ext4", "xfs")),
+        "queue_depth": Int(0, 0, 1024, axis=False, doc="null_blk hw_queue_depth (0: null_blk's default, 64); "
+                           "1 serves one request at a time, like a disk that seeks"),
+        "file_mb": Int(16, 1, 4096, axis=False, doc="size of each stream's file, MiB"),
+    },
+    "workload": {
+        "streams": Int(1, 1, 2000, doc="concurrent readers, each of its own file"),
+        "rate_kb": Int(200, 0, 1048576, doc="each reader's rate, KiB/s (0: as fast as it can)"),
+        "bs": Size("4k", 512, 16 << 20, doc="application read size"),
+        "runtime_s": Int(30, 1, 3600, axis=False),
+        "engine": Choice("psync", ("psync", "mmap"), doc="read(2) or faults on a mapping"),
+    },
+}
+AXIS_ORDER = ("workload.streams", "workload.rate_kb")
+SAMPLE_MS = 1000
+PRIMARY = "mbps"
+AB_EXTRA = ("dev_amp", "refaults", "p99_ms")
+PLOT_X = {"workload.streams": "log2"}
+METRICS = {
+    "mbps": "MB/s (10^6 bytes/s) all readers together",
+    "offered_mbps": "what the readers asked for: streams x rate",
+    "delivered_pct": "mbps / offered_mbps, %",
+    "dev_amp": "bytes the disk read / bytes the readers consumed",
+    "refaults": "workingset_refault_file: pages read again after eviction",
+    "thrash_pct": "readahead windows of the thrash pattern / all windows, % (patched, with the stats)",
+    "p50_ms": "median read latency (fio clat), ms",
+    "p99_ms": "99th percentile read latency (fio clat), ms",
+    "psi_mem_some_ms": "memory pressure stall of the workload's cgroup, ms (PSI some)",
+    "disk_read_ios": "read requests the disk served",
+}
+
+
+def check(c, doc):
+    wl = doc["workload"]
+    rates = wl["rate_kb"] if isinstance(wl["rate_kb"], list) else [wl["rate_kb"]]
+    need = max(rates) * wl["runtime_s"]
+    if need > doc["disk"]["file_mb"] * 1024:
+        c.fail("disk.file_mb", f"{doc['disk']['file_mb']} MiB per stream runs out before runtime_s at "
+               f"{max(rates)} KiB/s ({need // 1024 + 1} MiB needed): streams would stop early")
+
+
+def _max(v):
+    return max(v) if isinstance(v, list) else v
+
+
+def disk_mb(doc, points=()):
+    return _max(doc["workload"]["streams"]) * doc["disk"]["file_mb"] + 256
+
+
+def guest_memory_mb(doc):
+    return disk_mb(doc) + 2048
+
+
+def point_seconds(cfg):
+    return cfg["workload"]["runtime_s"] + 30 + cfg["workload"]["streams"] // 10
+
+
+def file_name(i):
+    return f"streams/s.{i}"
+
+
+# ---------------------------------------------------------------- guest side
+
+def setup(env, plan):
+    import os  # noqa: PLC0415
+
+    from guest.env import fill_file  # noqa: PLC0415
+
+    doc = plan["setup"]
+    n = max(p["cfg"]["workload"]["streams"] for p in plan["points"])
+    os.makedirs(env.disk.path + "/streams", exist_ok=True)
+    for i in range(n):
+        fill_file(f"{env.disk.path}/{file_name(i)}", doc["disk"]["file_mb"], seed=i)
+    env.run(["sync"])
+
+
+def fio_args(env, wl, n):
+    a = ["--name=streams", f"--directory={env.disk.path}/streams", "--filename_format=s.$jobnum",
+         f"--numjobs={n}", "--thread", "--group_reporting", "--rw=read", f"--bs={wl['bs']}",
+         f"--ioengine={wl['engine']}", f"--runtime={wl['runtime_s']}", "--fadvise_hint=0", "--invalidate=1",
+         "--percentile_list=50:99"]
+    if wl["rate_kb"]:
+        a.append(f"--rate={wl['rate_kb']}k")
+    return a
+
+
+def run_point(env, cfg):
+    wl = cfg["workload"]
+    n = wl["streams"]
+    paths = [f"{env.disk.path}/{file_name(i)}" for i in range(n)]
+    left = env.uncache(paths)
+    with env.measure() as d:
+        job = env.fio(fio_args(env, wl, n), cgroup=True, timeout=wl["runtime_s"] * 3 + 120)["jobs"][0]["read"]
+    app = job["io_bytes"]
+    secs = job["runtime"] / 1000.0
+    mbps = app / secs / 1e6 if secs else 0.0
+    pct = job.get("clat_ns", {}).get("percentile", {})
+    offered = n * wl["rate_kb"] * 1024 / 1e6 if wl["rate_kb"] else None
+    row = dict(d)
+    row.update({
+        "mbps": round(mbps, 3),
+        "app_bytes": app,
+        "secs": round(secs, 3),
+        "offered_mbps": round(offered, 3) if offered else None,
+        "delivered_pct": round(100 * mbps / offered, 1) if offered else None,
+        "dev_amp": round(d.get("disk_read_bytes", 0) / app, 3) if app else None,
+        "refaults": d.get("vm_workingset_refault_file"),
+        "p50_ms": round(pct.get("50.000000", 0) / 1e6, 3),
+        "p99_ms": round(pct.get("99.000000", 0) / 1e6, 3),
+        "cached_pages_at_start": sum(left),
+    })
+    if d.get("ra_windows"):
+        row["thrash_pct"] = round(100 * d.get("ra_thrash", 0) / d["ra_windows"], 2)
+    checks = []
+    if sum(left):
+        checks.append(f"{sum(left)} pages of the streams' files cached at the start")
+    if d.get("cg_oom_kill"):
+        checks.append(f"{d['cg_oom_kill']} OOM kills in the workload's cgroup")
+    row["checks"] = checks
+    return row

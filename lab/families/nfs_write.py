@@ -1,0 +1,228 @@
+"""nfs-write: N writers of their own files over NFS, then the server's extents and a read-back.
+
+Seed 001's question: do files written over NFS land fragmented on the server, and what does
+that cost when they are read back? Every point starts from a freshly made filesystem (or one
+aged by a fragmenting fill-and-delete pass), writes writers x file_mb through the client
+(buffered: unstable WRITEs and COMMIT; sync: a `sync` mount; dsync: O_DSYNC writers), closes
+and fsyncs, then counts the extents of each file on the server (FIEMAP, `filefrag`), the
+space it takes against its size, and reads every file back over NFS after dropping it from
+both page caches.
+"""
+
+import random
+
+from families import LINK, Bool, Choice, Int, Size, client_params, disk_params
+
+NAME = "nfs-write"
+NEEDS = ("disk", "nfs", "link")
+MODES = ("buffered", "sync", "dsync")
+TABLES = {
+    "server": {
+        **disk_params(fs=("ext4", "xfs"), axis=True),
+        "threads": Int(8, 1, 256, axis=False, doc="nfsd threads"),
+        "age_pct": Int(0, 0, 80, doc="before writing, fill this % of the disk with 64 KiB-1 MiB files and "
+                       "delete every other one (a fragmented free space); 0: a fresh filesystem"),
+        "disk_mb": Int(0, 0, 16384, axis=False, doc="disk size, MiB (0: the data plus a quarter, at least 1 GiB)"),
+    },
+    "link": LINK,
+    "client": {**client_params(), "wsize_kb": Choice(1024, (4, 8, 16, 32, 64, 128, 256, 512, 1024))},
+    "workload": {
+        "writers": Int(1, 1, 64, doc="concurrent writers, each of its own file"),
+        "file_mb": Int(256, 1, 8192, doc="bytes each writer writes, MiB"),
+        "bs": Size("1m", 512, 16 << 20, doc="application write size"),
+        "mode": Choice("buffered", MODES, doc="buffered (unstable WRITE + COMMIT), sync (mount -o sync), "
+                       "dsync (O_DSYNC writers)"),
+        "readback": Bool(True, axis=False, doc="read every file back over NFS after the write"),
+    },
+}
+AXIS_ORDER = ("server.fs", "server.age_pct", "client.nfs_version", "link.delay_ms", "workload.mode",
+              "workload.writers")
+SAMPLE_MS = 1000
+PRIMARY = "write_mbps"
+AB_EXTRA = ("extents_per_gib", "readback_mbps")
+PLOT_X = {"workload.writers": "log2", "link.delay_ms": "linear"}
+METRICS = {
+    "write_mbps": "MB/s written, all writers together, until every file is closed and fsync'ed",
+    "readback_mbps": "MB/s reading every file back over NFS, one after another, cold caches",
+    "extents": "extents of all files on the server (FIEMAP)",
+    "extents_per_gib": "extents per GiB written",
+    "space_ratio": "blocks the files take on the server / their size",
+    "mean_write_kb": "mean WRITE size, KiB",
+    "nfs_write_ops": "WRITE RPCs",
+    "nfs_commit_ops": "COMMIT RPCs",
+    "rb_disk_read_ios": "read requests the server disk served during the read-back",
+}
+
+
+def check(c, doc):
+    if doc["client"]["count"] != 1:
+        c.fail("client.count", "nfs-write writes from one client (count = 1)")
+
+
+def _max(v):
+    return max(v) if isinstance(v, list) else v
+
+
+def data_mb(doc, points=()):
+    if points:
+        return max(p["cfg"]["workload"]["writers"] * p["cfg"]["workload"]["file_mb"] for p in points)
+    return _max(doc["workload"]["writers"]) * _max(doc["workload"]["file_mb"])
+
+
+def disk_mb(doc, points=()):
+    if doc["server"]["disk_mb"]:
+        return doc["server"]["disk_mb"]
+    return max(1024, data_mb(doc, points) * 5 // 4 + 128)
+
+
+def guest_memory_mb(doc):
+    return disk_mb(doc) + 2 * data_mb(doc) + 2048
+
+
+def point_seconds(cfg):
+    wl = cfg["workload"]
+    mb = wl["writers"] * wl["file_mb"]
+    slow = 20 if wl["mode"] != "buffered" else 4    # MB/s a slow cell still manages under TCG
+    return 60 + mb // slow + (mb // 10 if wl["readback"] else 0) + cfg["link"]["delay_ms"]
+
+
+def file_name(i):
+    return f"w.{i}"
+
+
+# ---------------------------------------------------------------- guest side
+
+def setup(env, plan):
+    env.server.start(plan["setup"]["server"]["threads"])
+    env.fresh = True   # the disk was just made
+
+
+def age(env, pct, seed=1):
+    """Fill pct % of the disk with files of 64 KiB..1 MiB, then delete every other one: free
+    space in holes of the sizes files had, as on a filesystem that lived for a while."""
+    import os  # noqa: PLC0415
+
+    st = os.statvfs(env.disk.path)
+    target = st.f_blocks * st.f_frsize * pct // 100
+    rnd = random.Random(seed)
+    d = f"{env.disk.path}/age"
+    os.makedirs(d)
+    block = os.urandom(1 << 20)
+    written, i = 0, 0
+    while written < target:
+        size = rnd.randrange(64, 1025) << 10
+        with open(f"{d}/a{i}", "wb") as f:
+            f.write(block[:size])
+        written += size
+        i += 1
+    env.run(["sync"])
+    for j in range(0, i, 2):
+        os.unlink(f"{d}/a{j}")
+    env.run(["sync"])
+    return i
+
+
+def prepare_disk(env, cfg):
+    """A fresh filesystem for the point: clients unmounted, nfsd's open files closed (it
+    keeps them a few seconds after the last use), mkfs, aged if asked, exported again."""
+    import time  # noqa: PLC0415
+
+    for c in env.clients:
+        c.umount()
+    if not getattr(env, "fresh", False) or env.disk.fs != cfg["server"]["fs"]:
+        env.server.unexport()
+        for tries in range(40):
+            try:
+                env.disk.format(cfg["server"]["fs"])
+                break
+            except RuntimeError:
+                if tries == 39:
+                    raise
+                time.sleep(0.5)   # nfsd's file cache still holds a file of the old filesystem
+        env.server.reexport()
+    env.fresh = False
+    if cfg["server"]["age_pct"]:
+        age(env, cfg["server"]["age_pct"])
+    env.run(["sync"])
+
+
+def fio_write(path, wl):
+    a = ["--name=writers", f"--directory={path}", "--filename_format=w.$jobnum", f"--numjobs={wl['writers']}",
+         "--group_reporting", "--rw=write", f"--bs={wl['bs']}", f"--size={wl['file_mb']}m", "--ioengine=psync",
+         "--end_fsync=1", "--fallocate=none", "--create_on_open=1"]
+    if wl["mode"] == "dsync":
+        a.append("--sync=dsync")
+    return a
+
+
+def fio_readback(path, n):
+    files = ":".join(f"{path}/{file_name(i)}".replace(":", "\\:") for i in range(n))
+    return ["--name=readback", f"--filename={files}", "--file_service_type=sequential", "--rw=read", "--bs=1m",
+            "--ioengine=psync", "--fadvise_hint=0", "--invalidate=1"]
+
+
+def extents(env, paths):
+    """Extents and allocated bytes of the files on the server (filefrag: FIEMAP)."""
+    import os  # noqa: PLC0415
+    import re  # noqa: PLC0415
+
+    out = env.server.run(["filefrag", *paths])
+    n = sum(int(x) for x in re.findall(r": (\d+) extents? found", out))
+    used = sum(os.stat(p).st_blocks * 512 for p in paths)
+    size = sum(os.stat(p).st_size for p in paths)
+    return n, used, size
+
+
+def run_point(env, cfg):
+    wl, cl, lk = cfg["workload"], cfg["client"], cfg["link"]
+    n = wl["writers"]
+    prepare_disk(env, cfg)
+    c = env.clients[0]
+    opts = f"rsize={cl['rsize_kb'] * 1024},wsize={cl['wsize_kb'] * 1024}"
+    if wl["mode"] == "sync":
+        opts += ",sync"
+    if cl["mount_opts"]:
+        opts += "," + cl["mount_opts"]
+    c.mount(cl["nfs_version"], opts, fresh=True)
+    env.link.set_delay(lk["delay_ms"])
+    rtt = env.link.rtt()
+    with env.measure() as d:
+        job = env.fio(fio_write(c.mnt, wl))["jobs"][0]["write"]
+    total = job["io_bytes"]
+    secs = job["runtime"] / 1000.0
+    env.server.run(["sync"])
+    srv_paths = [env.server.path(file_name(i)) for i in range(n)]
+    n_ext, used, size = extents(env, srv_paths)
+    ops = d.get("nfs_write_ops", 0)
+    row = dict(d)
+    row.update({
+        "write_mbps": round(total / secs / 1e6, 2) if secs else 0.0,
+        "app_bytes": total,
+        "secs": round(secs, 3),
+        "rtt_ms": round(rtt, 3),
+        "extents": n_ext,
+        "extents_per_gib": round(n_ext / (size / 2**30), 1) if size else None,
+        "space_ratio": round(used / size, 4) if size else None,
+        "mean_write_kb": round(d.get("nfs_server_write_bytes", 0) / ops / 1024, 1) if ops else 0,
+        "link_mbps": env.link.ceiling.get(lk["delay_ms"]),
+    })
+    checks = []
+    if size != n * wl["file_mb"] << 20:
+        checks.append(f"files hold {size} bytes, not {n * wl['file_mb'] << 20}")
+    if wl["readback"]:
+        left = env.uncache([c.path(file_name(i)) for i in range(n)] + srv_paths)
+        if any(left):
+            checks.append(f"{sum(left)} pages cached before the read-back")
+        env.point_tag = "readback"
+        with env.measure() as r:
+            rj = env.fio(fio_readback(c.mnt, n))["jobs"][0]["read"]
+        env.point_tag = None
+        rsecs = rj["runtime"] / 1000.0
+        row["readback_mbps"] = round(rj["io_bytes"] / rsecs / 1e6, 2) if rsecs else 0.0
+        for k in ("disk_read_ios", "disk_read_bytes", "nfs_read_ops", "vm_pgmajfault"):
+            if k in r:
+                row[f"rb_{k}"] = r[k]
+    if d.get("net_drops"):
+        checks.append(f"{d['net_drops']} netem drops")
+    row["checks"] = checks
+    return row

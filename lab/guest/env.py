@@ -1,0 +1,703 @@
+"""The guest's test environment: roles (disk, NFS server, link, clients) and what the runner
+measures around every point (counters, knobs, the workload's memory cgroup, time series).
+
+Families never touch the machine directly: they call these objects, so a unit test can hand
+them a fake environment (tests/unit/fakeenv.py) and check what they compute.
+
+Topology, one guest (lab/guest/lib.sh draws the one-client case):
+
+    init netns: nfsd exporting EXPORT (disk "labdisk")    10.9.0.1, veth "srv"
+    1 client:   netns "cli", veth "cli" (10.9.0.2), netem on both ends of the pair
+    N clients:  netns "rtr" routes between "srv" (its end "rsrv") and one veth per client
+                (netns cliK, 10.9.K.2 <-> 10.9.K.1); netem on "srv" and "rsrv" only, so
+                every client shares that one bottleneck link to the server.
+
+Server and Client are roles with their own run(): a two-guest topology (client and server
+kernels in separate guests) would replace their run() and paths, not the families.
+Standard library only (the guest runs the host's /usr/bin/python3).
+"""
+
+import ctypes
+import json
+import mmap
+import os
+import re
+import subprocess
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+EXPORT = "/srv/export"
+MNT = "/srv/nfs"
+SRV_IP = "10.9.0.1"
+NULLB = "/sys/kernel/config/nullb"
+DISK = "labdisk"
+RA_STATS = "/sys/kernel/debug/readahead/stats"
+CGROOT = "/sys/fs/cgroup"
+WORK_CG = f"{CGROOT}/lab-work"
+VMSTAT_KEYS = ("workingset_refault_file", "workingset_activate_file", "pgmajfault", "pgpgin", "pgpgout",
+               "pgscan_kswapd", "pgscan_direct", "pgscan_file", "pgsteal_kswapd", "pgsteal_direct",
+               "pgsteal_file", "nr_dirtied", "nr_written")
+
+
+def log(msg):
+    print(f"[guest {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def run(argv, check=True, what=None, cgroup=None, timeout=None, **kw):
+    """Run a command without a shell (under TCG every bash costs a tenth of a second) and
+    return its stdout. cgroup: a cgroup directory the command runs in. A failure raises,
+    naming the command."""
+    pre = None
+    if cgroup:
+        procs = f"{cgroup}/cgroup.procs"
+
+        def pre():
+            with open(procs, "w") as f:
+                f.write(str(os.getpid()))
+    r = subprocess.run(argv, capture_output=True, text=True, preexec_fn=pre, timeout=timeout, **kw)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"`{what or ' '.join(map(str, argv))}` failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
+    return r.stdout
+
+
+def write(path, value):
+    with open(path, "w") as f:
+        f.write(f"{value}\n")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+# ---------------------------------------------------------------- counters
+
+def parse_mountstats(text, mnt):
+    """NFS ops and bytes of the mount at mnt: READ (+READ_PLUS), WRITE, COMMIT ops, their
+    wire bytes, and the bytes the server read and wrote (the `bytes:` line)."""
+    out = {"nfs_read_ops": 0, "nfs_read_rpc_bytes": 0, "nfs_write_ops": 0, "nfs_write_rpc_bytes": 0,
+           "nfs_commit_ops": 0, "nfs_server_read_bytes": 0, "nfs_server_write_bytes": 0}
+    cur = False
+    for line in text.splitlines():
+        if line.startswith("device "):
+            cur = f" mounted on {mnt} with fstype nfs" in line
+            continue
+        if not cur:
+            continue
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "bytes:":
+            out["nfs_server_read_bytes"] = int(w[5])
+            out["nfs_server_write_bytes"] = int(w[6])
+        elif w[0] in ("READ:", "READ_PLUS:"):
+            out["nfs_read_ops"] += int(w[1])
+            out["nfs_read_rpc_bytes"] += int(w[5])
+        elif w[0] == "WRITE:":
+            out["nfs_write_ops"] += int(w[1])
+            out["nfs_write_rpc_bytes"] += int(w[4])
+        elif w[0] == "COMMIT:":
+            out["nfs_commit_ops"] += int(w[1])
+    return out
+
+
+def parse_vmstat(text):
+    v = dict(line.split() for line in text.splitlines() if line.strip())
+    return {f"vm_{k}": int(v.get(k, 0)) for k in VMSTAT_KEYS}
+
+
+def parse_diskstats(text, dev):
+    """Bytes and requests read and written by block device dev (/proc/diskstats)."""
+    for line in text.splitlines():
+        w = line.split()
+        if len(w) > 10 and w[2] == dev:
+            return {"disk_read_ios": int(w[3]), "disk_read_bytes": int(w[5]) * 512,
+                    "disk_write_ios": int(w[7]), "disk_write_bytes": int(w[9]) * 512}
+    return {}
+
+
+def parse_psi(text, prefix):
+    """Total stall time in ms from a PSI file ("some ... total=US", "full ... total=US")."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^(some|full) .*total=(\d+)", line)
+        if m:
+            out[f"{prefix}_{m.group(1)}_ms"] = int(m.group(2)) / 1000.0
+    return out
+
+
+def parse_rastats(text):
+    """/sys/kernel/debug/readahead/stats -> {pattern: {column: value}}."""
+    lines = [ln.split() for ln in text.splitlines() if ln.strip()]
+    if not lines or lines[0][0] != "pattern":
+        return {}
+    cols = lines[0][1:]
+    return {w[0]: dict(zip(cols, map(int, w[1:]), strict=False)) for w in lines[1:]}
+
+
+def rastats_metrics(stats):
+    """The per-point readahead statistics as row fields: windows per pattern, and the totals."""
+    out = {}
+    for pat, row in stats.items():
+        if pat == "all":
+            out.update(ra_windows=row.get("readahead", 0), ra_io=row.get("io", 0), ra_sync_io=row.get("sync_io", 0),
+                       ra_mmap_io=row.get("mmap_io", 0))
+        elif row.get("readahead"):
+            out[f"ra_{pat}"] = row["readahead"]
+    return out
+
+
+# ---------------------------------------------------------------- page cache
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+_libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+def cached_pages(path):
+    """Pages of path in the page cache (mincore(2) on a mapping; nothing is faulted in)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if not size:
+            return 0
+        addr = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        if addr in (None, MAP_FAILED):
+            raise OSError(ctypes.get_errno(), f"mmap {path}")
+        try:
+            vec = ctypes.create_string_buffer((size + mmap.PAGESIZE - 1) // mmap.PAGESIZE)
+            if _libc.mincore(addr, size, vec) != 0:
+                raise OSError(ctypes.get_errno(), f"mincore {path}")
+            return len(vec.raw) - vec.raw.count(0)
+        finally:
+            _libc.munmap(addr, size)
+    finally:
+        os.close(fd)
+
+
+def drop_caches():
+    run(["sync"])
+    write("/proc/sys/vm/drop_caches", 3)
+
+
+def uncache(paths, tries=10):
+    """Drop the files' pages from the page cache; return how many are still cached, per path.
+    fadvise(DONTNEED), up to `tries` times 0.1 s apart while pages remain: readahead I/O of the
+    previous point may still be landing on an NFS client, and the server's last READ replies
+    stay pinned by the socket until the client acknowledges them. If the first path still has
+    pages, drop_caches is the last resort. Unlike drop_caches, fadvise leaves the guest's
+    binaries cached: under TCG, reloading them over 9p cost seconds per point."""
+    left = []
+    for _ in range(tries):
+        for p in paths:
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+        left = [cached_pages(p) for p in paths]
+        if not any(left):
+            break
+        time.sleep(0.1)
+    if left and left[0]:
+        log(f"fadvise(DONTNEED) left {left[0]} pages of {paths[0]} cached; dropping all caches")
+        drop_caches()
+        left = [cached_pages(p) for p in paths]
+    return left
+
+
+def fill_file(path, mb, sparse=False, seed=0):
+    """A file of mb MiB: random bytes made unique per MiB by a counter (incompressible, far
+    faster than /dev/urandom under TCG), or a hole."""
+    with open(path, "wb") as f:
+        if sparse:
+            f.truncate(mb << 20)
+            return
+        block = bytearray(os.urandom(1 << 20))
+        for i in range(mb):
+            block[:8] = (seed << 32 | i).to_bytes(8, "little")
+            f.write(block)
+
+
+# ---------------------------------------------------------------- fio
+
+def fio(args, cgroup=None, timeout=None):
+    """Run fio with args (a list of --options), return its parsed JSON output."""
+    out = run(["fio", "--output-format=json", *args], cgroup=cgroup, timeout=timeout, what="fio " + " ".join(args[:6]))
+    return json.loads(out[out.index("{"):])
+
+
+# ---------------------------------------------------------------- roles
+
+class Disk:
+    """The memory-backed null_blk device (optionally HDD-like) with a filesystem, mounted at
+    a path, or tmpfs there."""
+
+    def __init__(self, path=EXPORT):
+        self.path = path
+        self.fs = None
+        self.dev = None
+
+    def create(self, fs, size_mb, latency_us=0, mbps=0, queue_depth=0):
+        os.makedirs(self.path, exist_ok=True)
+        self.fs = fs
+        if fs == "tmpfs":
+            run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", self.path])
+            return
+        d = f"{NULLB}/{DISK}"
+        os.mkdir(d)
+        write(f"{d}/memory_backed", 1)
+        write(f"{d}/size", size_mb)
+        write(f"{d}/blocksize", 4096)
+        if latency_us:
+            write(f"{d}/irqmode", 2)
+            write(f"{d}/completion_nsec", latency_us * 1000)
+        if mbps:
+            write(f"{d}/mbps", mbps)
+        if queue_depth:
+            write(f"{d}/hw_queue_depth", queue_depth)
+        write(f"{d}/power", 1)
+        if not os.path.exists(f"/dev/{DISK}"):
+            raise RuntimeError(f"null_blk device /dev/{DISK} did not appear")
+        self.dev = DISK
+        self.format(fs)
+
+    def format(self, fs):
+        """A fresh filesystem (umount, mkfs, mount): every point of a write benchmark starts
+        from the same empty disk."""
+        if fs == "tmpfs" or self.fs == "tmpfs":
+            raise RuntimeError("tmpfs is not reformatted; use ext4 or xfs")
+        if os.path.ismount(self.path):
+            run(["umount", self.path])
+        # ext4 without lazy init: its background inode-table zeroing would write to the disk
+        # during the first points.
+        mkfs = {"ext4": ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
+                "xfs": ["mkfs.xfs", "-q", "-f"]}[fs]
+        run([*mkfs, f"/dev/{DISK}"])
+        run(["mount", "-t", fs, f"/dev/{DISK}", self.path])
+        self.fs = fs
+
+    def counters(self):
+        return parse_diskstats(read("/proc/diskstats"), self.dev) if self.dev else {}
+
+
+class Server:
+    """nfsd in the init netns exporting EXPORT."""
+
+    ip = SRV_IP
+    export = EXPORT
+
+    def __init__(self):
+        self.started = False
+
+    def start(self, threads=8):
+        run(["bash", "-c", f". {Path(__file__).parent}/lib.sh; lab_nfsd {int(threads)}"], what="lab_nfsd")
+        self.started = True
+
+    def reexport(self):
+        """After the exported filesystem changed under nfsd (a new mkfs)."""
+        run(["exportfs", "-ra"])
+
+    def unexport(self):
+        run(["exportfs", "-ua"])
+
+    def path(self, name):
+        return f"{EXPORT}/{name}"
+
+    def run(self, argv, **kw):
+        return run(argv, **kw)
+
+
+class Client:
+    """One NFS client: a network namespace with its own veth and mount point."""
+
+    def __init__(self, index, netns, ip):
+        self.index = index
+        self.netns = netns
+        self.ip = ip
+        self.mnt = MNT if index == 0 else f"{MNT}{index + 1}"
+        self.key = None
+
+    def net(self, argv):
+        return ["nsenter", f"--net=/run/netns/{self.netns}", *argv]
+
+    def run(self, argv, **kw):
+        return run(argv, **kw)
+
+    def mount(self, vers, opts, fresh=False):
+        """Mount the export at self.mnt (from the client's netns); a no-op if it is already
+        mounted with the same version and options, unless fresh."""
+        key = (vers, opts)
+        if key == self.key and not fresh:
+            return False
+        self.umount()
+        os.makedirs(self.mnt, exist_ok=True)
+        if vers == "3":
+            src, o = f"{SRV_IP}:{EXPORT}", f"vers=3,nolock{',' + opts if opts else ''}"
+        else:
+            src, o = f"{SRV_IP}:/", f"vers={vers}{',' + opts if opts else ''}"
+        run(self.net(["mount", "-t", "nfs", "-o", o, src, self.mnt]))
+        self.key = key
+        return True
+
+    def umount(self):
+        if self.key is not None:
+            run(["umount", self.mnt])
+            self.key = None
+
+    def option(self, name):
+        """A mount option's value as the kernel reports it (/proc/mounts)."""
+        val = None
+        for line in read("/proc/mounts").splitlines():
+            w = line.split()
+            if w[1] == self.mnt:
+                for o in w[3].split(","):
+                    k, _, v = o.partition("=")
+                    if k == name:
+                        val = v
+        return val
+
+    def bdi(self):
+        dev = os.stat(self.mnt).st_dev
+        return f"/sys/class/bdi/{os.major(dev)}:{os.minor(dev)}"
+
+    def path(self, name):
+        return f"{self.mnt}/{name}"
+
+    def counters(self):
+        return parse_mountstats(read("/proc/self/mountstats"), self.mnt) if self.key else {}
+
+
+class Link:
+    """The network between the server and the clients; netem on the shared bottleneck. The
+    link ceiling (iperf3, server to client 0) is measured once per delay."""
+
+    def __init__(self, n_clients, rate, limit):
+        self.rate, self.limit = rate, limit
+        self.delay = None
+        self.ceiling = {}
+        self.clients = []
+        self.routed = n_clients > 1
+        if not self.routed:
+            run(["bash", "-c", f". {Path(__file__).parent}/lib.sh; lab_link 0 {rate} {limit}"], what="lab_link")
+            self.clients = [Client(0, "cli", "10.9.0.2")]
+            self.qdiscs = [(None, "srv"), ("cli", "cli")]
+        else:
+            self._routed(n_clients)
+        run(["iperf3", "-s", "-D", "-B", SRV_IP], stdin=subprocess.DEVNULL)
+
+    def _routed(self, n):
+        sh = []
+        sh += ["ip netns add rtr", "ip link add srv type veth peer name rsrv netns rtr",
+               f"ip addr add {SRV_IP}/24 dev srv", "ip link set srv up", "ip link set lo up",
+               "ip netns exec rtr sysctl -q -w net.ipv4.ip_forward=1",
+               "ip -n rtr addr add 10.9.0.254/24 dev rsrv", "ip -n rtr link set rsrv up",
+               "ip -n rtr link set lo up", "ip route add 10.9.0.0/16 via 10.9.0.254"]
+        for i in range(n):
+            ns = "cli" if i == 0 else f"cli{i + 1}"
+            net = i + 1
+            sh += [f"ip netns add {ns}", f"ip link add r{net} netns rtr type veth peer name cli netns {ns}",
+                   f"ip -n rtr addr add 10.9.{net}.1/24 dev r{net}", f"ip -n rtr link set r{net} up",
+                   f"ip -n {ns} addr add 10.9.{net}.2/24 dev cli", f"ip -n {ns} link set cli up",
+                   f"ip -n {ns} link set lo up", f"ip -n {ns} route add default via 10.9.{net}.1",
+                   # Every namespace has the guest's hostname: without an identifier of its own
+                   # each would present the same NFSv4 client owner, and the server would take
+                   # them for one client whose sessions keep replacing each other (seen: one
+                   # of three clients read, the others stalled). `ip netns exec` mounts the
+                   # namespace's own /sys, where this file is per namespace.
+                   f"ip netns exec {ns} sh -c 'echo lab-{ns} >/sys/fs/nfs/net/nfs_client/identifier'"]
+            self.clients.append(Client(i, ns, f"10.9.{net}.2"))
+        # The shared bottleneck carries wire-sized packets: with segmentation offloads a veth
+        # queues 64 KiB super-packets, netem's `limit` then holds seconds of data and the first
+        # TCP flow to fill it starves the others (seen: 3 clients, one read 8 MB/s, two ~0).
+        sh += ["ethtool -K srv gso off tso off gro off >/dev/null",
+               "ip netns exec rtr ethtool -K rsrv gso off tso off gro off >/dev/null"]
+        args = self._netem_args(0)
+        sh += [f"tc qdisc add dev srv root netem {args}", f"ip netns exec rtr tc qdisc add dev rsrv root netem {args}"]
+        run(["bash", "-ec", "\n".join(sh)], what="routed topology")
+        self.qdiscs = [(None, "srv"), ("rtr", "rsrv")]
+
+    def _netem_args(self, d):
+        return f"delay {d}ms limit {self.limit}" + ("" if self.rate == "none" else f" rate {self.rate}")
+
+    def _tc(self, ns, argv):
+        return run((["nsenter", f"--net=/run/netns/{ns}"] if ns else []) + ["tc", *argv])
+
+    def set_delay(self, d):
+        """Change the delay on the bottleneck's both ends; True if it changed."""
+        if d == self.delay:
+            return False
+        for ns, dev in self.qdiscs:
+            self._tc(ns, ["qdisc", "change", "dev", dev, "root", "netem", *self._netem_args(d).split()])
+        self.delay = d
+        if d not in self.ceiling:
+            self.ceiling[d] = self.measure_ceiling()
+        return True
+
+    def measure_ceiling(self):
+        """Server-to-client TCP throughput in MB/s (the direction NFS READ data flows)."""
+        out = run(self.clients[0].net(["iperf3", "-c", SRV_IP, "-R", "-t", "4", "-O", "1", "-J"]), check=False)
+        try:
+            return round(json.loads(out)["end"]["sum_received"]["bits_per_second"] / 8 / 1e6, 1)
+        except (ValueError, KeyError):
+            log(f"iperf3 gave no result at delay {self.delay} ms")
+            return None
+
+    def rtt(self, client=0):
+        """Mean RTT in ms of 5 pings from a client to the server, 50 ms apart."""
+        out = run(self.clients[client].net(["ping", "-q", "-c", "5", "-i", "0.05", SRV_IP]))
+        m = re.search(r"= [0-9.]+/([0-9.]+)/", out)
+        if not m:
+            raise RuntimeError(f"no RTT in ping's output: {out.strip()[-300:]}")
+        return float(m.group(1))
+
+    def drops(self):
+        out = "".join(self._tc(ns, ["-s", "qdisc", "show", "dev", dev]) for ns, dev in self.qdiscs)
+        return sum(int(n) for n in re.findall(r"dropped (\d+)", out))
+
+    def counters(self):
+        s = "/sys/class/net/srv/statistics"
+        return {"net_tx_bytes": int(read(f"{s}/tx_bytes")), "net_rx_bytes": int(read(f"{s}/rx_bytes")),
+                "net_drops": self.drops()}
+
+
+# ---------------------------------------------------------------- knobs, cgroup
+
+class Knobs:
+    """[knobs]: /proc/sys and /sys files written before a point and read back."""
+
+    def apply(self, knobs):
+        """Write each knob, read it back; returns {"knob.<name>": value read back} and a list
+        of mismatches. A write the kernel refuses fails the point, naming the knob."""
+        from scenario import knob_name  # noqa: PLC0415 - lab/ is on the guest's path
+
+        got, bad = {}, []
+        for path, v in knobs.items():
+            try:
+                write(path, v)
+            except OSError as e:
+                raise RuntimeError(f"knob {path} = {v!r}: {e.strerror}") from None
+            back = read(path)
+            got[f"knob.{knob_name(path)}"] = int(back) if re.fullmatch(r"-?\d+", back) else back
+            if str(v).strip() != back:
+                bad.append(f"knob {knob_name(path)}: wrote {v!r}, reads {back!r}")
+        return got, bad
+
+
+class Cgroup:
+    """The workload's memory cgroup (cgroup v2): memory.max per point, PSI from memory.pressure."""
+
+    def __init__(self):
+        self.path = None
+
+    def setup(self):
+        """Mount cgroup2 and create the workload's cgroup; without a memory controller (a
+        kernel built without CONFIG_MEMCG) the lab runs on, and a point that asks for a
+        memory limit fails naming the reason."""
+        try:
+            os.makedirs(CGROOT, exist_ok=True)
+            if not os.path.ismount(CGROOT):
+                run(["mount", "-t", "cgroup2", "none", CGROOT])
+            write(f"{CGROOT}/cgroup.subtree_control", "+memory")
+            os.makedirs(WORK_CG, exist_ok=True)
+            self.path = WORK_CG
+        except (OSError, RuntimeError) as e:
+            log(f"no memory cgroup for the workload: {e}")
+
+    def limit(self, mb):
+        if not self.path:
+            if mb:
+                raise RuntimeError("cgroup.memory_max_mb needs the memory cgroup controller (CONFIG_MEMCG)")
+            return
+        write(f"{self.path}/memory.max", f"{mb << 20}" if mb else "max")
+
+    def counters(self):
+        if not self.path:
+            return {}
+        out = parse_psi(read(f"{self.path}/memory.pressure"), "psi_mem")
+        ev = dict(line.split() for line in read(f"{self.path}/memory.events").splitlines())
+        out["cg_oom_kill"] = int(ev.get("oom_kill", 0))
+        return out
+
+
+# ---------------------------------------------------------------- sampler
+
+class Sampler:
+    """Samples cumulative counters every interval_ms into a CSV during a point: network bytes
+    on the server's link, server disk bytes, dirty and writeback pages (global and per bdi)."""
+
+    def __init__(self, env, interval_ms, path):
+        self.env, self.interval, self.path = env, interval_ms / 1000.0, path
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def sample(self):
+        s = {"t": round(time.monotonic() - self.t0, 3)}
+        if self.env.link:
+            st = "/sys/class/net/srv/statistics"
+            s["net_tx_bytes"], s["net_rx_bytes"] = int(read(f"{st}/tx_bytes")), int(read(f"{st}/rx_bytes"))
+        if self.env.disk:
+            d = self.env.disk.counters()
+            s["disk_read_bytes"], s["disk_write_bytes"] = d.get("disk_read_bytes", 0), d.get("disk_write_bytes", 0)
+        v = dict(line.split() for line in read("/proc/vmstat").splitlines())
+        s["nr_dirty_kb"], s["nr_writeback_kb"] = int(v["nr_dirty"]) * 4, int(v["nr_writeback"]) * 4
+        for name, bdi in self.env.bdis().items():
+            try:
+                st = dict(re.findall(r"^(\w+):\s+(\d+) kB", read(f"/sys/kernel/debug/bdi/{bdi}/stats"), re.M))
+                s[f"{name}_dirty_kb"] = int(st.get("BdiReclaimable", 0))
+                s[f"{name}_writeback_kb"] = int(st.get("BdiWriteback", 0))
+            except OSError:
+                pass
+        return s
+
+    def _loop(self):
+        with open(self.path, "w") as f:
+            cols = None
+            while True:
+                s = self.sample()
+                if cols is None:
+                    cols = list(s)
+                    f.write(",".join(cols) + "\n")
+                f.write(",".join(str(s.get(c, "")) for c in cols) + "\n")
+                f.flush()
+                if self.stop.wait(self.interval):
+                    break
+
+    def __enter__(self):
+        self.t0 = time.monotonic()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+# ---------------------------------------------------------------- the environment
+
+class Env:
+    """What a family sees: the roles it asked for (NEEDS), and measure() around its timed part."""
+
+    def __init__(self, outdir, plan):
+        self.out = Path(outdir)
+        self.plan = plan
+        self.disk = self.server = self.link = None
+        self.clients = []
+        self.knobs = Knobs()
+        self.cgroup = Cgroup()
+        self.point_id = None
+        self.point_tag = None     # a second measured phase of a point (e.g. "readback")
+        self.series_dir = self.out / "series"
+
+    # setup, called by the runner from the family's NEEDS
+    def build(self, needs, setup):
+        run(["bash", "-c", f". {Path(__file__).parent}/lib.sh; lab_mounts"], what="lab_mounts")
+        self.cgroup.setup()
+        if "disk" in needs:
+            srv = setup.get("server", setup.get("disk", {}))
+            fs = srv["fs"][0] if isinstance(srv["fs"], list) else srv["fs"]
+            self.disk = Disk(EXPORT if "nfs" in needs else "/srv/local")
+            self.disk.create(fs, self.plan["disk_mb"], srv.get("disk_latency_us", 0), srv.get("disk_mbps", 0),
+                             srv.get("queue_depth", 0))
+        if "nfs" in needs:
+            self.server = Server()
+        if "link" in needs:
+            count = max(p["cfg"]["client"]["count"] for p in self.plan["points"])
+            lk = setup["link"]
+            self.link = Link(count, lk["rate"], lk["limit"])
+            self.clients = self.link.clients
+
+    # side effects families use, here so a fake environment can stand in for them
+    def fio(self, args, cgroup=True, timeout=None):
+        """fio, in the workload's cgroup ([cgroup] memory_max_mb) unless cgroup=False."""
+        return fio(args, cgroup=self.cgroup.path if cgroup else None, timeout=timeout)
+
+    def run(self, argv, cgroup=False, **kw):
+        return run(argv, cgroup=self.cgroup.path if cgroup else None, **kw)
+
+    def read(self, path):
+        return read(path)
+
+    def write(self, path, value):
+        write(path, value)
+
+    def uncache(self, paths):
+        return uncache(paths)
+
+    def drop_caches(self):
+        drop_caches()
+
+    def bdis(self):
+        """The bdis worth watching: the server disk and the first client's mount."""
+        out = {}
+        if self.disk and self.disk.dev:
+            st = os.stat(f"/dev/{self.disk.dev}").st_rdev
+            out["disk"] = f"{os.major(st)}:{os.minor(st)}"
+        if self.clients and self.clients[0].key:
+            out["nfs"] = self.clients[0].bdi().rsplit("/", 1)[1]
+        return out
+
+    def counters(self):
+        c = parse_vmstat(read("/proc/vmstat"))
+        if os.path.exists("/proc/pressure/memory"):
+            c.update(parse_psi(read("/proc/pressure/memory"), "psi_sys"))
+        c.update(self.cgroup.counters())
+        if self.disk:
+            c.update(self.disk.counters())
+        if self.link:
+            c.update(self.link.counters())
+        for cl in self.clients:
+            for k, v in cl.counters().items():
+                c[k] = c.get(k, 0) + v
+        c["cpu_busy_s"] = cpu_busy()
+        c["t"] = time.monotonic()
+        return c
+
+    @contextmanager
+    def measure(self):
+        """Around the timed part of a point: counter deltas (vmstat, PSI, disk, link, NFS
+        ops), the readahead statistics of this window alone, and the time series if the
+        scenario samples. Yields a dict that holds the deltas once the block is done."""
+        res = {}
+        if os.path.exists(RA_STATS):
+            write(RA_STATS, 0)
+        before = self.counters()
+        sampler = None
+        if self.plan.get("sample_ms"):
+            self.series_dir.mkdir(exist_ok=True)
+            name = safe_name(self.point_id) + (f"@{self.point_tag}" if self.point_tag else "")
+            sampler = Sampler(self, self.plan["sample_ms"], self.series_dir / f"{name}.csv")
+            sampler.__enter__()
+        try:
+            yield res
+        finally:
+            if sampler:
+                sampler.__exit__()
+        after = self.counters()
+        res.update({k: round(after[k] - before[k], 3) for k in after if k in before})
+        res["window_s"] = round(res.pop("t"), 3)
+        busy = res.pop("cpu_busy_s")
+        res["cpu_pct"] = round(100 * busy / (res["window_s"] * os.cpu_count()), 1) if res["window_s"] else None
+        if os.path.exists(RA_STATS):
+            st = parse_rastats(read(RA_STATS))
+            res.update(rastats_metrics(st))
+            (self.out / "rastats").mkdir(exist_ok=True)
+            name = safe_name(self.point_id) + (f"@{self.point_tag}" if self.point_tag else "")
+            (self.out / "rastats" / f"{name}.txt").write_text(read(RA_STATS) + "\n")
+
+
+def cpu_busy():
+    """Seconds all CPUs were busy since boot (/proc/stat), for guest CPU %."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(v) - v[3] - v[4]) / hz
+
+
+def safe_name(pid):
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", pid or "point")

@@ -1,0 +1,215 @@
+"""Each family's run_point() against a fake environment: what it sets up, what it computes."""
+
+import families
+import pytest
+import scenario
+from fakeenv import FakeEnv, fio_json
+
+
+def cfg_of(tmp_path, text, quick=False, point=0):
+    p = tmp_path / "s.toml"
+    p.write_text(text)
+    return scenario.load(str(p), quick=quick).points[point]["cfg"]
+
+
+def test_every_family_declares_what_the_runner_needs():
+    for name in families.FAMILIES:
+        fam = families.get(name)
+        assert fam.NAME == name
+        assert fam.PRIMARY in fam.METRICS
+        assert set(fam.NEEDS) <= {"disk", "nfs", "link"}
+        for f in ("setup", "run_point", "point_seconds", "guest_memory_mb"):
+            assert callable(getattr(fam, f)), (name, f)
+        for table in fam.TABLES.values():
+            for k, p in table.items():
+                assert p.check(p.default) is None, (name, k)
+
+
+# ---------------------------------------------------------------- nfs-read
+
+SEQ = """
+description = "x"
+[link]
+delay_ms = 10
+[client]
+read_ahead_kb = 512
+[workload]
+bs = "4k"
+runtime_s = 6
+"""
+
+
+def test_nfs_read_sequential_point(tmp_path):
+    cfg = cfg_of(tmp_path, SEQ)
+    deltas = {"nfs_read_ops": 100, "nfs_server_read_bytes": 60_000_000, "net_tx_bytes": 61_000_000, "net_drops": 0}
+    env = FakeEnv([fio_json(read={"io_bytes": 1}),  # the 2 s warm-up after the delay change
+                   fio_json(read={"io_bytes": 60_000_000, "runtime": 6000})], [deltas],
+                  rsize="1048576", rtt=20.0, ceiling=90.0)
+    row = families.get("nfs-read").run_point(env, cfg)
+    assert env.clients[0].mounts == [("4.2", "rsize=1048576", False)]
+    assert env.writes == {"/sys/class/bdi/0:50/read_ahead_kb": 512}
+    assert env.link.delays == [10]
+    assert env.fio_calls[0]["args"][env.fio_calls[0]["args"].index("--runtime") + 1] == "2"   # warm-up
+    args = env.fio_calls[1]["args"]
+    assert args[args.index("--bs") + 1] == "4k" and args[args.index("--rw") + 1] == "read"
+    assert row["mbps"] == 10.0
+    assert row["read_amp"] == 1.0 and row["mean_read_kb"] == round(600000 / 1024, 1)
+    assert row["ra_kb"] == 512 and row["window_kb"] == 512
+    # bound: 2 windows of 512 KiB per 20 ms RTT = 52.4 MB/s, under the 90 MB/s link
+    assert row["bound_mbps"] == 52.4
+    assert row["checks"] == []
+
+
+def test_nfs_read_flags_what_makes_a_point_invalid(tmp_path):
+    cfg = cfg_of(tmp_path, SEQ)
+    env = FakeEnv([fio_json(read={"io_bytes": 1}), fio_json(read={"io_bytes": 600_000_000, "runtime": 1000})],
+                  [{"net_drops": 3}], rsize="1048576", rtt=5.0, ceiling=90.0, cached=[7, 0])
+    row = families.get("nfs-read").run_point(env, cfg)
+    text = "; ".join(row["checks"])
+    assert "rtt 5.0 < 2x10 ms" in text
+    assert "above the link ceiling" in text
+    assert "3 netem drops" in text
+    assert "7 pages of the file cached on the client" in text
+
+
+def test_nfs_read_refuses_a_mount_without_the_rsize_asked(tmp_path):
+    env = FakeEnv([], [], rsize="524288")
+    with pytest.raises(RuntimeError, match="asked for rsize 1048576"):
+        families.get("nfs-read").run_point(env, cfg_of(tmp_path, SEQ))
+
+
+def test_nfs_read_several_clients_read_their_own_files(tmp_path):
+    cfg = cfg_of(tmp_path, SEQ.replace("[client]", "[client]\ncount = 3"))
+    fio = [fio_json(read={"io_bytes": 1})] * 3 + [fio_json(read={"io_bytes": n * 6_000_000, "runtime": 6000})
+                                                  for n in (10, 20, 30)]
+    env = FakeEnv(fio, [{}], clients=3, rsize="1048576", rtt=20.0)
+    row = families.get("nfs-read").run_point(env, cfg)
+    files = sorted(c["args"][c["args"].index("--filename") + 1] for c in env.fio_calls[3:])
+    assert files == ["/srv/nfs/data", "/srv/nfs2/data2", "/srv/nfs3/data3"]
+    assert row["mbps"] == 60.0 and row["mbps_client_min"] == 10.0 and row["mbps_client_max"] == 30.0
+    assert env.uncached[0][3:] == ["/srv/export/data", "/srv/export/data2", "/srv/export/data3"]
+
+
+def test_window_follows_ractl_max_pages():
+    w = families.get("nfs-read").window_kb
+    # Small reads get read_ahead_kb; a read larger than it gets up to rsize (bdi io_pages).
+    assert w(128, 4096, 1024) == 128
+    assert w(128, 1 << 20, 1024) == 1024
+    assert w(128, 1 << 20, 512) == 512
+    assert w(4096, 1 << 20, 1024) == 4096
+
+
+# ---------------------------------------------------------------- local-streams
+
+STREAMS = """
+description = "x"
+family = "local-streams"
+[disk]
+file_mb = 8
+[workload]
+streams = [1, 50]
+rate_kb = 200
+runtime_s = 20
+[cgroup]
+memory_max_mb = 64
+"""
+
+
+def test_local_streams_point(tmp_path):
+    cfg = cfg_of(tmp_path, STREAMS, point=1)
+    assert cfg["workload"]["streams"] == 50 and cfg["cgroup"]["memory_max_mb"] == 64
+    read = {"io_bytes": 200_000_000, "runtime": 20000,
+            "clat_ns": {"percentile": {"50.000000": 2_000_000, "99.000000": 40_000_000}}}
+    deltas = {"disk_read_bytes": 300_000_000, "vm_workingset_refault_file": 5000, "ra_windows": 400, "ra_thrash": 8}
+    env = FakeEnv([fio_json(read=read)], [deltas])
+    env.disk.path = "/srv/local"
+    row = families.get("local-streams").run_point(env, cfg)
+    call = env.fio_calls[0]
+    assert call["cgroup"] is True    # the workload runs in the memory cgroup
+    assert "--numjobs=50" in call["args"] and "--rate=200k" in call["args"]
+    assert len(env.uncached[0]) == 50 and env.uncached[0][49] == "/srv/local/streams/s.49"
+    assert row["mbps"] == 10.0
+    assert row["offered_mbps"] == round(50 * 200 * 1024 / 1e6, 3)
+    assert row["delivered_pct"] == round(100 * 10.0 / row["offered_mbps"], 1)
+    assert row["dev_amp"] == 1.5 and row["refaults"] == 5000
+    assert (row["p50_ms"], row["p99_ms"]) == (2.0, 40.0)
+    assert row["thrash_pct"] == 2.0
+
+
+def test_local_streams_refuses_files_too_small_for_the_rate(tmp_path):
+    with pytest.raises(scenario.ScenarioError, match="disk.file_mb"):
+        cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 60"))
+
+
+# ---------------------------------------------------------------- nfs-write
+
+WRITE = """
+description = "x"
+family = "nfs-write"
+[server]
+fs = ["ext4", "xfs"]
+[workload]
+writers = 2
+file_mb = 64
+"""
+
+FILEFRAG = "/srv/export/w.0: 3 extents found\n/srv/export/w.1: 1 extent found\n"
+
+
+def test_nfs_write_point(tmp_path, monkeypatch):
+    import os
+
+    import families.nfs_write as nw
+
+    class St:
+        st_blocks = 64 * 2048
+        st_size = 64 << 20
+    monkeypatch.setattr(os, "stat", lambda p: St)
+    cfg = cfg_of(tmp_path, WRITE, point=1)
+    assert cfg["server"]["fs"] == "xfs"
+    env = FakeEnv([fio_json(write={"io_bytes": 128 << 20, "runtime": 2000}),
+                   fio_json(read={"io_bytes": 128 << 20, "runtime": 4000})],
+                  [{"nfs_write_ops": 128, "nfs_server_write_bytes": 128 << 20, "nfs_commit_ops": 2},
+                   {"disk_read_ios": 300}],
+                  rsize="1048576", server_outputs={"filefrag": FILEFRAG})
+    env.fresh = True
+    row = nw.run_point(env, cfg)
+    assert env.disk.formats == ["xfs"]            # the fs changed: a new one is made
+    assert env.server.unexports == 1 and env.server.reexports == 1
+    assert env.clients[0].mounts[0] == ("4.2", "rsize=1048576,wsize=1048576", True)
+    args = env.fio_calls[0]["args"]
+    assert "--numjobs=2" in args and "--end_fsync=1" in args and "--fallocate=none" in args
+    assert row["write_mbps"] == round((128 << 20) / 2 / 1e6, 2)
+    assert row["extents"] == 4 and row["extents_per_gib"] == 32.0
+    assert row["space_ratio"] == 1.0
+    assert row["mean_write_kb"] == 1024.0
+    assert row["readback_mbps"] == round((128 << 20) / 4 / 1e6, 2) and row["rb_disk_read_ios"] == 300
+    assert row["checks"] == []
+
+
+def test_nfs_write_keeps_a_fresh_disk_and_makes_a_new_one_after(tmp_path, monkeypatch):
+    import os
+
+    import families.nfs_write as nw
+
+    class St:
+        st_blocks = 0
+        st_size = 64 << 20
+    monkeypatch.setattr(os, "stat", lambda p: St)
+    cfg = cfg_of(tmp_path, WRITE.replace("writers = 2", "writers = 1").replace("file_mb = 64", "file_mb = 64\n"
+                                                                                 "readback = false"), point=0)
+    env = FakeEnv([fio_json(write={"io_bytes": 64 << 20, "runtime": 1000})] * 2, [{}, {}],
+                  rsize="1048576", server_outputs={"filefrag": "/srv/export/w.0: 1 extent found\n"})
+    env.fresh = True
+    nw.run_point(env, cfg)
+    assert env.disk.formats == []                   # made by setup, still empty
+    nw.run_point(env, cfg)
+    assert env.disk.formats == ["ext4"]             # the first point wrote to it
+
+
+def test_nfs_write_sync_modes(tmp_path):
+    text = WRITE.replace("file_mb = 64", 'file_mb = 64\nmode = ["sync", "dsync"]')
+    sync = cfg_of(tmp_path, text, point=0)["workload"]
+    dsync = cfg_of(tmp_path, text, point=1)["workload"]
+    nw = families.get("nfs-write")
+    assert "--sync=dsync" not in nw.fio_write("/m", sync) and "--sync=dsync" in nw.fio_write("/m", dsync)

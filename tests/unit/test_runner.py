@@ -1,0 +1,75 @@
+"""The runners' bookkeeping: resume, retries, torn lines; and the guest's counter parsers."""
+
+import json
+
+import bench as host_bench
+from guest import bench as guest_bench
+from guest import env as genv
+
+
+def test_guest_runner_cuts_a_torn_line_and_retries_failures(tmp_path):
+    res = tmp_path / "results.jsonl"
+    res.write_text(json.dumps({"id": "a", "mbps": 1}) + "\n" + json.dumps({"id": "b", "error": "x"}) + "\n"
+                   + '{"id": "c", "mb')
+    assert guest_bench.measured(res) == {"a"}           # b failed: retried; c was torn
+    assert res.read_text().endswith('"error": "x"}\n')   # the torn line is gone, the rest kept
+
+
+def test_host_reads_results_and_appends_after_a_torn_line(tmp_path):
+    res = tmp_path / "results.jsonl"
+    res.write_text(json.dumps({"id": "a", "error": "x"}) + "\n" + json.dumps({"id": "a", "mbps": 2}) + "\n"
+                   + json.dumps({"id": "b", "error": "y"}) + "\n" + '{"id": "c"')
+    assert host_bench.read_results(res) == {"a": "ok", "b": "error"}
+    host_bench.append_row(res, {"id": "c", "error": "guest timed out during this point"})
+    assert host_bench.read_results(res) == {"a": "ok", "b": "error", "c": "error"}
+
+
+def test_host_finds_the_splat_in_a_console_log(tmp_path):
+    log = tmp_path / "console.log"
+    log.write_text("boot\n[   12.3] BUG: kernel NULL pointer dereference, address: 0000\nmore\n")
+    assert host_bench.splat(log).startswith("[   12.3] BUG: kernel NULL pointer")
+    log.write_text("all well\n")
+    assert host_bench.splat(log) is None
+
+
+def test_mountstats_sums_read_and_read_plus_and_counts_writes():
+    text = """device 10.9.0.1:/ mounted on /other with fstype nfs4 statvers=1.1
+\tbytes:\t1 2 3 4 999 6 7 8
+\t   READ: 50 50 0 100 100 0 0 0 0
+device 10.9.0.1:/ mounted on /srv/nfs with fstype nfs4 statvers=1.1
+\tbytes:\t10 0 0 0 4096000 2048000 1000 0
+\t   READ: 3 3 0 300 3000 0 0 0 0
+\t   READ_PLUS: 7 7 0 700 7000 0 0 0 0
+\t   WRITE: 2 2 0 2000000 300 0 0 0 0
+\t   COMMIT: 1 1 0 100 100 0 0 0 0
+"""
+    got = genv.parse_mountstats(text, "/srv/nfs")
+    assert got == {"nfs_read_ops": 10, "nfs_read_rpc_bytes": 10000, "nfs_write_ops": 2,
+                   "nfs_write_rpc_bytes": 2000000, "nfs_commit_ops": 1, "nfs_server_read_bytes": 4096000,
+                   "nfs_server_write_bytes": 2048000}
+
+
+def test_counter_parsers():
+    assert genv.parse_diskstats(" 252 0 labdisk 10 0 80 5 20 0 160 7 0 0 0\n 8 0 vda 1 0 8 0 0 0 0 0 0 0 0",
+                                "labdisk") == {"disk_read_ios": 10, "disk_read_bytes": 40960,
+                                               "disk_write_ios": 20, "disk_write_bytes": 81920}
+    assert genv.parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 total=2500\n"
+                          "full avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n", "psi_mem") == {
+        "psi_mem_some_ms": 2.5, "psi_mem_full_ms": 1.0}
+    vm = genv.parse_vmstat("nr_dirty 5\nworkingset_refault_file 7\npgmajfault 3\n")
+    assert vm["vm_workingset_refault_file"] == 7 and vm["vm_pgmajfault"] == 3 and vm["vm_pgscan_direct"] == 0
+    stats = genv.parse_rastats(
+        "pattern readahead eof_hit cache_hit io sync_io mmap_io size async_size io_size\n"
+        "initial 4 0 0 4 4 0 32 8 32\nthrash 2 0 0 2 2 0 8 0 8\nrandom 0 0 0 0 0 0 0 0 0\n"
+        "all 6 0 0 6 6 0 24 5 24\n")
+    assert genv.rastats_metrics(stats) == {"ra_windows": 6, "ra_io": 6, "ra_sync_io": 6, "ra_mmap_io": 0,
+                                           "ra_initial": 4, "ra_thrash": 2}
+
+
+def test_cached_pages_counts_what_mincore_sees(tmp_path):
+    f = tmp_path / "f"
+    f.write_bytes(b"x" * (3 * 4096 + 1))
+    assert genv.cached_pages(str(f)) == 4  # just written: every page is cached
+    e = tmp_path / "e"
+    e.write_bytes(b"")
+    assert genv.cached_pages(str(e)) == 0
