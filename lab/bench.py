@@ -119,7 +119,7 @@ def run_boot(sc, kind, gi, rep, out):
             log(f"{what}: {len(todo)} points (log: {d}/guest.log)")
         timeout = SETUP_S + sum(sc.fam.point_seconds(p["cfg"]) for p in todo)
         # Points this invocation already tried (one that hung its guest) are not run again.
-        (d / "skip.json").write_text(json.dumps(sorted(tried)))
+        (d / "skip.json").write_text(json.dumps(sorted(t for t in tried if got.get(t) != "ok")))
         finished = vm_run(kind, d, ["bench.py", str(d)], what, LAB_MEM=f"{guest['memory_mb']}M",
                           LAB_CPUS=str(guest["cpus"]), LAB_APPEND=guest["cmdline"], LAB_VM_TIMEOUT=str(timeout))
         after = read_results(res)

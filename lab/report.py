@@ -3,10 +3,12 @@
 
     report.py DIR
     report.py --changelog SCENARIO DIR
+    report.py --compare OLD_DIR NEW_DIR
 
 The second form prints the stock-against-patched table of an nfs-read scenario in the
 plain-text shape of the series' changelogs, so the numbers quoted in a patch are regenerated
-from a results directory, not typed.
+from a results directory, not typed. The third compares each point of NEW_DIR with the same
+point of OLD_DIR (matched on parameter values, so runs from before families compare too).
 
 DIR/raw/<scenario>/<boot>/results.jsonl holds one JSON object per measured point (see
 lab/guest/bench.py): its id, its axis values and whatever metrics the family returned. Every
@@ -450,7 +452,38 @@ def write(d):
     return d / "report.md"
 
 
+def compare(old_dir, new_dir):
+    """Markdown: each point of new_dir against the same point (same scenario, kernel and
+    parameter values) in old_dir, primary metric median [min–max], and whether the new median
+    falls inside the old run's range."""
+    old, new = summarise(load(old_dir)), summarise(load(new_dir))
+
+    def key(s, keys):
+        return (s["scenario"], s["kind"], tuple(repr(param(s, k)) for k in keys))
+    rows, inside, n = [], 0, 0
+    for s in new:
+        fam = _family(s["family"])
+        prim = fam.PRIMARY
+        keys = sorted(set(s["axes"]) | {k for o in old if o["scenario"] == s["scenario"] for k in o["axes"]})
+        match = [o for o in old if key(o, keys) == key(s, keys)]
+        if not match or s.get(prim) is None or match[0].get(prim) is None:
+            continue
+        o = match[0]
+        within = o[f"{prim}_min"] <= s[prim] <= o[f"{prim}_max"]
+        n += 1
+        inside += within
+        rows.append([s["scenario"], s["kind"], o["id"], f"{cell(o, prim)} (n={o['n']})",
+                     f"{cell(s, prim)} (n={s['n']})",
+                     f"{s[prim] / o[prim]:.2f}" if o[prim] else "—", "inside" if within else "outside"])
+    head = [f"{inside} of {n} points of {new_dir} have their median inside the [min–max] of the same point "
+            f"in {old_dir}.", ""]
+    return "\n".join(head + [md_table(["scenario", "kernel", "point", "old", "new", "new/old", "old range"], rows)])
+
+
 def main(argv):
+    if len(argv) == 3 and argv[0] == "--compare":
+        print(compare(argv[1], argv[2]))
+        return 0
     if len(argv) == 3 and argv[0] == "--changelog":
         summ = [s for s in summarise(load(argv[2])) if s["scenario"] == argv[1]]
         if not summ:

@@ -50,6 +50,7 @@ METRICS = {
     "mean_write_kb": "mean WRITE size, KiB",
     "nfs_write_ops": "WRITE RPCs",
     "nfs_commit_ops": "COMMIT RPCs",
+    "mean_commit_kb": "KiB written per COMMIT (server write bytes / COMMITs)",
     "rb_disk_read_ios": "read requests the server disk served during the read-back",
 }
 
@@ -204,6 +205,8 @@ def run_point(env, cfg):
         "extents_per_gib": round(n_ext / (size / 2**30), 1) if size else None,
         "space_ratio": round(used / size, 4) if size else None,
         "mean_write_kb": round(d.get("nfs_server_write_bytes", 0) / ops / 1024, 1) if ops else 0,
+        "mean_commit_kb": (round(d.get("nfs_server_write_bytes", 0) / d["nfs_commit_ops"] / 1024, 1)
+                           if d.get("nfs_commit_ops") else None),
         "link_mbps": env.link.ceiling.get(lk["delay_ms"]),
     })
     checks = []

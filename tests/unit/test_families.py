@@ -182,7 +182,7 @@ def test_nfs_write_point(tmp_path, monkeypatch):
     assert row["write_mbps"] == round((128 << 20) / 2 / 1e6, 2)
     assert row["extents"] == 4 and row["extents_per_gib"] == 32.0
     assert row["space_ratio"] == 1.0
-    assert row["mean_write_kb"] == 1024.0
+    assert row["mean_write_kb"] == 1024.0 and row["mean_commit_kb"] == 64 * 1024.0
     assert row["readback_mbps"] == round((128 << 20) / 4 / 1e6, 2) and row["rb_disk_read_ios"] == 300
     assert row["checks"] == []
 

@@ -14,6 +14,7 @@ def point(pid, ra, delay, mbps, **kw):
 
 
 def make_run(tmp_path, rows_by_boot):
+    """A results directory as the lab wrote it before families: no plan, no axes."""
     for (sc, kind, rep), rows in rows_by_boot.items():
         d = tmp_path / "raw" / sc / f"{kind}-{rep}"
         d.mkdir(parents=True)
@@ -143,3 +144,16 @@ def test_series_are_plotted(tmp_path):
     md = report.write(d).read_text()
     assert "w-series-writers=1.png" in md
     assert (d / "plots" / "w-series-writers=1.png").stat().st_size > 1000
+
+
+def test_compare_matches_points_across_the_old_and_new_layouts(tmp_path):
+    old = make_run(tmp_path / "old", {("ab", "stock", r): [point("v4.2/r1024/d10/radefault/bs4k", "default", 10, v)]
+                                      for r, v in ((1, 10.0), (2, 12.0), (3, 14.0))})
+    setup = {"server": {"fs": "ext4"}, "client": {"nfs_version": "4.2", "rsize_kb": 1024, "read_ahead_kb": "default"},
+             "link": {"delay_ms": 10}, "workload": {"bs": "4k"}}
+    rows = {("ab", "stock", 1): [{"id": "delay_ms=10", "axes": {"link.delay_ms": 10}, "mbps": 13.0, "checks": "ok"},
+                                 {"id": "delay_ms=99", "axes": {"link.delay_ms": 99}, "mbps": 1.0, "checks": "ok"}]}
+    new = new_run(tmp_path / "new", "nfs-read", rows, setup)
+    out = report.compare(old, new)
+    assert out.startswith(f"1 of 1 points of {new} have their median inside")
+    assert "| ab | stock | v4.2/r1024/d10/radefault/bs4k | 12.0 [10.0–14.0] (n=3) | 13.0 (n=1) | 1.08 | inside |" in out

@@ -73,3 +73,40 @@ def test_cached_pages_counts_what_mincore_sees(tmp_path):
     e = tmp_path / "e"
     e.write_bytes(b"")
     assert genv.cached_pages(str(e)) == 0
+
+
+def test_a_hung_guest_is_named_recorded_and_the_rest_rerun(tmp_path, monkeypatch, capsys):
+    import scenario
+
+    p = tmp_path / "s.toml"
+    p.write_text('description = "x"\nkernels = ["stock"]\n[link]\ndelay_ms = [0, 5, 10]\n')
+    sc = scenario.load(str(p))
+    boots = []
+
+    def fake_vm_run(kernel, d, argv, what, **env):
+        skip = json.loads((d / "skip.json").read_text())
+        boots.append(skip)
+        res = d / "results.jsonl"
+        if len(boots) == 1:     # first boot: point 0 measured, the guest hangs in point 1
+            res.write_text(json.dumps({"id": "delay_ms=0", "mbps": 1.0}) + "\n")
+            (d / "current.json").write_text(json.dumps({"id": "delay_ms=5"}))
+            (d / "console.log").write_text("[ 99.0] INFO: task nfsd:123 blocked for more than 120 seconds.\n")
+            (d / "vm.err").write_text("error: guest timed out after 600s\n")
+            return False
+        with open(res, "a") as f:   # second boot: the guest runs what is left
+            for pid in ("delay_ms=5", "delay_ms=10"):
+                if pid not in skip:
+                    f.write(json.dumps({"id": pid, "mbps": 2.0}) + "\n")
+        (d / "rc").write_text("0\n")
+        return True
+    monkeypatch.setattr(host_bench, "vm_run", fake_vm_run)
+    ok = host_bench.run_boot(sc, "stock", 0, 1, tmp_path / "out")
+    err = capsys.readouterr().err
+    d = tmp_path / "out" / "raw" / "s" / "stock-1"
+    assert "error: s: stock repetition 1: the guest kernel splat: [ 99.0] INFO: task nfsd:123 blocked" in err
+    assert "during point delay_ms=5" in err and "console-1.log" in err
+    assert boots == [[], ["delay_ms=5"]]            # the hung point is not run again in this run
+    assert host_bench.read_results(d / "results.jsonl") == {"delay_ms=0": "ok", "delay_ms=5": "error",
+                                                             "delay_ms=10": "ok"}
+    assert (d / "console-1.log").exists() and not (d / "skip.json").exists()
+    assert ok is False                               # one point failed
