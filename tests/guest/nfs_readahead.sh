@@ -120,7 +120,8 @@ is "$(fault_windows 2048)" "around 2048 128" "read_around_kb 512: read-around of
 echo 0 >"$bdi/read_around_kb"
 lab_drop_caches
 is "$(fault_windows 2048)" "around 2048 2048" "read_around_kb 0: read-around follows read_ahead_kb (2048 pages)"
-for bad in 1 3 abc -4 " " 99999999999999999999999; do
+# Refused: below a page, not a whole number of pages, above read_ahead_kb (8192), garbage.
+for bad in 1 3 6 16384 abc -4 " " 99999999999999999999999; do
 	echo 512 >"$bdi/read_around_kb"
 	printf '%s\n' "$bad" >"$bdi/read_around_kb" 2>/dev/null
 	rc=$?

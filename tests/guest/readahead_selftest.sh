@@ -1,26 +1,44 @@
 #!/bin/bash
-# The series' readahead kselftest (tools/testing/selftests/readahead), on ext4 and on NFS.
+# The series' readahead kselftests (tools/testing/selftests/readahead) on the kernel under test:
+# readahead_stats_test and read_around_test on ext4 and on NFS, nfs_readahead_test with an
+# export to mount (from the client's netns, across the veth pair). Every test must run:
+# a skip here means the kernel or the lab lost something.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
 . "$LAB_OUT/kernel.env"
 
-bin=$KSELFTEST_DIR/readahead/readahead_stats_test
-[ -x "$bin" ] || { echo "not ok 1 - $bin was not built"; echo "1..1"; exit 1; }
+dir=$KSELFTEST_DIR/readahead
+for t in readahead_stats_test read_around_test nfs_readahead_test; do
+	[ -x "$dir/$t" ] || { echo "not ok 1 - $dir/$t was not built"; echo "1..1"; exit 1; }
+done
 
 lab_storage ext4 512
 lab_link 1
 lab_nfsd
 lab_mount 4.2 rsize=1048576
 
-for where in "ext4:$EXPORT" "nfs:$MNT"; do
-	name=${where%%:*} dir=${where#*:}
-	diag "readahead_stats_test on $name ($dir)"
-	READAHEAD_TEST_DIR=$dir "$bin" >/tmp/ks.out 2>&1
-	rc=$?
+# run_ks NAME CMD...: run a kselftest program, its TAP indented, and check that it passed
+# with every test run.
+run_ks() {
+	local name=$1
+	shift
+	"$@" >/tmp/ks.out 2>&1
+	local rc=$?
 	sed 's/^/    /' /tmp/ks.out
-	ok "$rc" "readahead_stats_test on $name"
+	ok "$rc" "$name"
 	grep -qE "^# Totals: pass:[1-9][0-9]* fail:0 .*skip:0 error:0" /tmp/ks.out
 	ok $? "$name: every test ran (none skipped)"
+}
+
+for where in "ext4:$EXPORT" "nfs:$MNT"; do
+	name=${where%%:*} d=${where#*:}
+	for t in readahead_stats_test read_around_test; do
+		diag "$t on $name ($d)"
+		run_ks "$t on $name" env READAHEAD_TEST_DIR="$d" "$dir/$t"
+	done
 done
+diag "nfs_readahead_test: new mounts of $SRV_IP:/ from netns cli"
+run_ks nfs_readahead_test in_cli env NFS_READAHEAD_TEST_EXPORT="$SRV_IP:/" NFS_READAHEAD_TEST_OPTS=vers=4.2 \
+	"$dir/nfs_readahead_test"
 tap_done
