@@ -16,7 +16,7 @@ from families import Bool, Choice, Int, Size, client_params, disk_params, LINK
 
 NAME = "nfs-read"
 NEEDS = ("disk", "nfs", "link")
-WORKLOADS = ("seqread", "randread", "mmapread", "mmaprand", "smallfiles", "mmapfiles")
+WORKLOADS = ("seqread", "randread", "mmapread", "mmaprand", "smallfiles", "mmapfiles", "willneed")
 TREE_WORKLOADS = ("smallfiles", "mmapfiles")
 TABLES = {
     "server": {
@@ -59,6 +59,8 @@ METRICS = {
     "read_amp": "bytes READ from the server / bytes the application read",
     "wire_ratio": "bytes the server sent on the link / bytes the application read",
     "link_mbps": "iperf3 server-to-client ceiling at this delay",
+    "calls": "willneed: fadvise(WILLNEED) calls made",
+    "read_kb_per_call": "willneed: KiB READ from the server per call",
 }
 
 
@@ -205,9 +207,33 @@ def mmapfiles(root, runtime):
     return {"app_bytes": touched * 4096, "secs": time.monotonic() - t0, "files": n}
 
 
+def willneed(path, bs, runtime):
+    """What stress-ng's readahead stressor does: drop the file's pages, ask for all of it with
+    fadvise(WILLNEED) (the kernel clamps the request to the readahead window, or to rsize),
+    read bs at offset 0; repeat. app_bytes counts what was read, `calls` the requests."""
+    import os  # noqa: PLC0415
+
+    from families import bytes_of  # noqa: PLC0415
+
+    n, app, t0 = 0, 0, time.monotonic()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        while time.monotonic() - t0 < runtime:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.posix_fadvise(fd, 0, size, os.POSIX_FADV_WILLNEED)
+            app += len(os.pread(fd, bytes_of(bs), 0))
+            n += 1
+    finally:
+        os.close(fd)
+    return {"app_bytes": app, "secs": time.monotonic() - t0, "calls": n}
+
+
 def read_one(env, client, wl, bs):
     """One client's workload; returns app_bytes and secs (and files)."""
     kind, rt, data = wl["type"], wl["runtime_s"], client.path(data_name(client.index))
+    if kind == "willneed":
+        return willneed(data, bs, rt)
     if kind in TREE_WORKLOADS:
         root = client.path("small")
         return smallfiles(root, bs, rt) if kind == "smallfiles" else mmapfiles(root, rt)
@@ -299,6 +325,10 @@ def run_point(env, cfg):
                    mbps_clients=" ".join(f"{x:.2f}" for x in per))
     if "files" in ws[0]:
         row["files"] = ws[0]["files"]
+    if "calls" in ws[0]:
+        calls = sum(w["calls"] for w in ws)
+        row.update(calls=calls, read_kb_per_call=round(d.get("nfs_server_read_bytes", 0) / calls / 1024, 1)
+                   if calls else None)
     # Validation, reported with the point: RTT at least the netem delay both ways, no
     # throughput above what the link carried (that would be a cache hit, not the network).
     checks = []

@@ -213,3 +213,14 @@ def test_nfs_write_sync_modes(tmp_path):
     dsync = cfg_of(tmp_path, text, point=1)["workload"]
     nw = families.get("nfs-write")
     assert "--sync=dsync" not in nw.fio_write("/m", sync) and "--sync=dsync" in nw.fio_write("/m", dsync)
+
+
+def test_nfs_read_willneed_counts_bytes_per_call(tmp_path, monkeypatch):
+    import families.nfs_read as nr
+
+    cfg = cfg_of(tmp_path, SEQ.replace('bs = "4k"', 'bs = "4k"\ntype = "willneed"'))
+    monkeypatch.setattr(nr, "willneed", lambda path, bs, rt: {"app_bytes": 400 * 4096, "secs": 6.0, "calls": 400})
+    env = FakeEnv([], [{"nfs_server_read_bytes": 400 * (1 << 20)}], rsize="1048576")
+    row = nr.run_point(env, cfg)
+    assert row["calls"] == 400 and row["read_kb_per_call"] == 1024.0
+    assert env.fio_calls == []     # no warm-up read: not a sequential point
