@@ -27,6 +27,7 @@ from pathlib import Path
 
 import report
 import scenario
+from guest.bench import status as read_results  # one reader of results.jsonl, the guest's
 
 LAB = Path(__file__).resolve().parent
 REPO = LAB.parent
@@ -54,20 +55,6 @@ def kernel_info(kind):
 def boot_dir(out, sc, kind, gi, rep):
     variant = f"-g{gi + 1}" if len(sc.guests) > 1 else ""
     return out / "raw" / sc.name / f"{kind}{variant}-{rep}"
-
-
-def read_results(res):
-    """{point id: "ok" or "error"} from a results.jsonl (a good result wins over an error)."""
-    got = {}
-    if res.exists():
-        for line in res.read_text(errors="replace").splitlines():
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue  # a line cut short by a crash
-            if got.get(r.get("id")) != "ok":
-                got[r.get("id")] = "error" if "error" in r else "ok"
-    return got
 
 
 def same_setup(old, new):

@@ -26,7 +26,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import families
-from families import bytes_of  # noqa: F401 - kept for callers of report.bytes_of
 
 FIRST = ("scenario", "kind", "rep", "accel", "id")
 LAST = ("checks", "error")

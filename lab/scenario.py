@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import families
-from families import Int, Param, bytes_of  # noqa: F401 - bytes_of is part of this module's API
+from families import Int, Param
 
 KINDS = ("stock", "patched")
 GENERIC = {"description", "family", "kernels", "repetitions", "sample_ms", "guest", "knobs", "cgroup", "quick"}
@@ -112,15 +112,19 @@ class Checker:
     def fail(self, where, msg):
         raise ScenarioError(f"{self.path}: {where}: {msg}")
 
+    def axis(self, where, v):
+        """A list-valued field (an axis) must be non-empty, without duplicates."""
+        if not v:
+            self.fail(where, "is an empty list")
+        if len({repr(x) for x in v}) != len(v):
+            self.fail(where, f"has duplicate values {v!r}")
+
     def value(self, where, v, spec):
         """Check a field against its Param; a list only where the Param allows an axis."""
         if isinstance(v, list):
             if not spec.axis:
                 self.fail(where, "takes one value, not a list")
-            if not v:
-                self.fail(where, "is an empty list")
-            if len({repr(x) for x in v}) != len(v):
-                self.fail(where, f"has duplicate values {v!r}")
+            self.axis(where, v)
         for x in _as_list(v):
             err = spec.check(x)
             if err:
@@ -148,10 +152,7 @@ def _check_knobs(c, where, knobs):
             if isinstance(x, bool) or not isinstance(x, (int, str)) or (isinstance(x, str) and "\n" in x):
                 c.fail(w, f"values are integers or one-line strings, not {x!r}")
         if isinstance(v, list):
-            if not v:
-                c.fail(w, "is an empty list")
-            if len({repr(x) for x in v}) != len(v):
-                c.fail(w, f"has duplicate values {v!r}")
+            c.axis(w, v)
         out[path] = v
     return out
 

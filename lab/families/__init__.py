@@ -37,6 +37,11 @@ SIZE_RE = re.compile(r"^([0-9]+)([kKmMgG]?)$")
 RATE_RE = re.compile(r"^[0-9]+(bit|kbit|mbit|gbit)$")
 
 
+def largest(v):
+    """The largest value of a field that may be an axis (a list) or a single value."""
+    return max(v) if isinstance(v, list) else v
+
+
 def bytes_of(size):
     """'4k' -> 4096, '1m' -> 1048576, '2g', or a plain number of bytes."""
     m = SIZE_RE.match(str(size))

@@ -8,7 +8,7 @@ completion time per request and queue_depth = 1 it serves one request at a time,
 disk that seeks, so a stream that falls back to small synchronous reads costs the others.
 """
 
-from families import Choice, Int, Size, disk_params
+from families import Choice, Int, Size, disk_params, largest
 
 NAME = "local-streams"
 NEEDS = ("disk",)
@@ -55,12 +55,8 @@ def check(c, doc):
                f"{max(rates)} KiB/s ({need // 1024 + 1} MiB needed): streams would stop early")
 
 
-def _max(v):
-    return max(v) if isinstance(v, list) else v
-
-
 def disk_mb(doc, points=()):
-    return _max(doc["workload"]["streams"]) * doc["disk"]["file_mb"] + 256
+    return largest(doc["workload"]["streams"]) * doc["disk"]["file_mb"] + 256
 
 
 def guest_memory_mb(doc):

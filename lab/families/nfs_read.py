@@ -8,11 +8,15 @@ follows a 2 s untimed read (see results/wan-fresh).
 """
 
 import math
+import mmap
+import os
 import random
 import threading
 import time
+from collections import defaultdict
+from pathlib import Path
 
-from families import Bool, Choice, Int, Size, client_params, disk_params, LINK
+from families import LINK, Bool, Choice, Int, Size, bytes_of, client_params, disk_params, largest
 
 NAME = "nfs-read"
 NEEDS = ("disk", "nfs", "link")
@@ -75,14 +79,10 @@ def check(c, doc):
         c.fail("client.count", f"{wl['type']} reads the small-file tree from one client only")
 
 
-def _max(v):
-    return max(v) if isinstance(v, list) else v
-
-
 def data_mb(doc, points=()):
     """MiB of file data on the server: one data file per client and, if used, the tree."""
     s = doc["server"]
-    mb = s["file_mb"] * _max(doc["client"]["count"])
+    mb = s["file_mb"] * largest(doc["client"]["count"])
     if doc["workload"]["type"] in TREE_WORKLOADS:
         hi = s["small_file_max_kb"]
         mean_kb = (hi - 1) / math.log(hi) if hi > 1 else 1
@@ -110,7 +110,7 @@ def data_name(i):
 # ---------------------------------------------------------------- guest side
 
 def setup(env, plan):
-    from guest.env import fill_file, run  # noqa: PLC0415 - guest only
+    from guest.env import fill_file, log, run  # noqa: PLC0415 - guest only
 
     doc = plan["setup"]
     srv = doc["server"]
@@ -121,9 +121,6 @@ def setup(env, plan):
     if doc["workload"]["type"] in TREE_WORKLOADS:
         # Sizes log-uniform between 1 KiB and small_file_max_kb, like the binaries,
         # libraries and configuration files a diskless client reads at boot.
-        import os  # noqa: PLC0415
-        from pathlib import Path  # noqa: PLC0415
-
         rnd = random.Random(42)
         d = Path(env.server.path("small"))
         d.mkdir()
@@ -132,8 +129,6 @@ def setup(env, plan):
             Path(d, f"f{i:06d}").write_bytes(os.urandom(int(2 ** rnd.uniform(10, hi))))
     run(["sync"])
     env.server.start(srv["threads"])
-    from guest.env import log  # noqa: PLC0415
-
     log(f"nfs-read: data written and nfsd started in {time.monotonic() - t0:.0f}s")
 
 
@@ -170,10 +165,6 @@ def parallel(fns):
 
 def smallfiles(root, bs, runtime):
     """Read every file under root whole, like cat, until done or runtime is up."""
-    from pathlib import Path  # noqa: PLC0415
-
-    from families import bytes_of  # noqa: PLC0415
-
     chunk, total, n, t0 = bytes_of(bs), 0, 0, time.monotonic()
     for p in sorted(Path(root).iterdir()):
         with open(p, "rb", buffering=0) as f:
@@ -188,10 +179,6 @@ def smallfiles(root, bs, runtime):
 def mmapfiles(root, runtime):
     """Map each file under root and touch a few random pages of it, like a program loader
     faulting in parts of binaries and libraries; app_bytes counts touched pages."""
-    import mmap  # noqa: PLC0415
-    import os  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
-
     rnd, touched, n, t0 = random.Random(7), 0, 0, time.monotonic()
     for p in sorted(Path(root).iterdir()):
         with open(p, "rb") as f:
@@ -211,9 +198,6 @@ def willneed(path, bs, runtime):
     """What stress-ng's readahead stressor does: drop the file's pages, ask for all of it with
     fadvise(WILLNEED) (the kernel clamps the request to the readahead window, or to rsize),
     read bs at offset 0; repeat. app_bytes counts what was read, `calls` the requests."""
-    import os  # noqa: PLC0415
-
-    from families import bytes_of  # noqa: PLC0415
 
     n, app, t0 = 0, 0, time.monotonic()
     fd = os.open(path, os.O_RDONLY)
@@ -256,7 +240,6 @@ def window_kb(ra_kb, bs_bytes, rsize_kb):
 
 
 def run_point(env, cfg):
-    from families import bytes_of  # noqa: PLC0415
 
     cl, lk, wl = cfg["client"], cfg["link"], cfg["workload"]
     bs, ra, n = cfg["workload"]["bs"], cl["read_ahead_kb"], cl["count"]
@@ -367,8 +350,6 @@ def _cell(rep, s):
 
 
 def sweep_tables(summ, rep):
-    from collections import defaultdict  # noqa: PLC0415
-
     out = []
     rtts = rep.rtt_by_delay(summ)
     by = defaultdict(dict)
@@ -398,9 +379,6 @@ def pct_cell(s):
 def changelog_table(summ, rep):
     """Stock against patched in the fixed-width shape of the changelogs: RTT (stock's
     measured median), read size, MB/s median [min-max] of each kernel, and the ratio."""
-    from collections import defaultdict  # noqa: PLC0415
-
-    from families import bytes_of  # noqa: PLC0415
 
     by = defaultdict(dict)
     for s in summ:

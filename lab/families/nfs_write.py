@@ -11,7 +11,7 @@ both page caches.
 
 import random
 
-from families import LINK, Bool, Choice, Int, Size, client_params, disk_params
+from families import LINK, Bool, Choice, Int, Size, client_params, disk_params, largest
 
 NAME = "nfs-write"
 NEEDS = ("disk", "nfs", "link")
@@ -60,14 +60,10 @@ def check(c, doc):
         c.fail("client.count", "nfs-write writes from one client (count = 1)")
 
 
-def _max(v):
-    return max(v) if isinstance(v, list) else v
-
-
 def data_mb(doc, points=()):
     if points:
         return max(p["cfg"]["workload"]["writers"] * p["cfg"]["workload"]["file_mb"] for p in points)
-    return _max(doc["workload"]["writers"]) * _max(doc["workload"]["file_mb"])
+    return largest(doc["workload"]["writers"]) * largest(doc["workload"]["file_mb"])
 
 
 def disk_mb(doc, points=()):
@@ -169,9 +165,8 @@ def extents(env, paths):
 
     out = env.server.run(["filefrag", *paths])
     n = sum(int(x) for x in re.findall(r": (\d+) extents? found", out))
-    used = sum(os.stat(p).st_blocks * 512 for p in paths)
-    size = sum(os.stat(p).st_size for p in paths)
-    return n, used, size
+    st = [os.stat(p) for p in paths]
+    return n, sum(s.st_blocks * 512 for s in st), sum(s.st_size for s in st)
 
 
 def run_point(env, cfg):

@@ -23,6 +23,21 @@ import families  # noqa: E402
 from guest import env as genv  # noqa: E402
 
 
+def status(res_path):
+    """{point id: "ok" or "error"} from a results.jsonl (a good result wins over an error;
+    a line cut short by a crash is skipped). The host's runner reads results with it too."""
+    got = {}
+    if res_path.exists():
+        for line in res_path.read_text(errors="replace").splitlines():
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if got.get(r.get("id")) != "ok":
+                got[r.get("id")] = "error" if "error" in r else "ok"
+    return got
+
+
 def measured(res_path):
     """Ids of the points with a result; cuts a torn last line off the file first."""
     if not res_path.exists():
@@ -33,16 +48,7 @@ def measured(res_path):
         genv.log(f"cutting a torn last line ({len(data) - len(keep)} bytes) off {res_path.name}")
         with open(res_path, "r+b") as f:
             f.truncate(len(keep))
-        data = keep
-    ok = set()
-    for line in data.decode(errors="replace").splitlines():
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if "error" not in r:
-            ok.add(r["id"])
-    return ok
+    return {pid for pid, st in status(res_path).items() if st == "ok"}
 
 
 def main(outdir):

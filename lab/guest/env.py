@@ -546,7 +546,7 @@ class Sampler:
             s["disk_read_bytes"], s["disk_write_bytes"] = d.get("disk_read_bytes", 0), d.get("disk_write_bytes", 0)
         v = dict(line.split() for line in read("/proc/vmstat").splitlines())
         s["nr_dirty_kb"], s["nr_writeback_kb"] = int(v["nr_dirty"]) * 4, int(v["nr_writeback"]) * 4
-        for name, bdi in self.env.bdis().items():
+        for name, bdi in self.bdis.items():
             try:
                 st = dict(re.findall(r"^(\w+):\s+(\d+) kB", read(f"/sys/kernel/debug/bdi/{bdi}/stats"), re.M))
                 s[f"{name}_dirty_kb"] = int(st.get("BdiReclaimable", 0))
@@ -570,6 +570,7 @@ class Sampler:
 
     def __enter__(self):
         self.t0 = time.monotonic()
+        self.bdis = self.env.bdis()    # fixed for the point: not stat'ed again every sample
         self.thread.start()
         return self
 
