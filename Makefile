@@ -18,8 +18,9 @@ help:
 	@echo "make bench          stock vs patched benchmark and report (QUICK=1 for a subset;"
 	@echo "                    SCENARIOS=lab/scenarios/x.toml, BENCH_OUT=dir to choose)"
 	@echo "make overhead       cost of the readahead stats: stock, patched, patched without them"
-	@echo "make patches        regenerate patches/ from the dev tree (LAB_CACHE/linux)"
-	@echo "make tree           create the dev tree's commits from patches/ on a fresh machine"
+	@echo "make patches        regenerate patches/ from the dev trees (LAB_CACHE/linux, and"
+	@echo "                    LAB_CACHE/nfs-utils/tree for patches/nfs-utils/)"
+	@echo "make tree           create the dev trees' commits from patches/ on a fresh machine"
 	@echo "make build-stock | build-patched | guest-tests | lint | unit | series | bisect [FULL=1]"
 
 deps:
@@ -60,9 +61,11 @@ overhead: deps
 
 patches:
 	@$(LAB)/patches.sh export
+	@SERIES=nfs-utils $(LAB)/patches.sh export
 
 tree:
 	@$(LAB)/patches.sh tree
+	@SERIES=nfs-utils $(LAB)/patches.sh tree
 
 clean:
 	rm -rf $(OUT)

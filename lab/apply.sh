@@ -5,7 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-"$LAB_DIR/base.sh"
+"$LAB_DIR/$BASE_SH"
 [ -f "$PATCH_DIR/series" ] || die "$PATCH_DIR/series is missing (an empty file means stock)"
 if [ ! -e "$APPLY_WT/.git" ]; then
 	rm -rf "$APPLY_WT"

@@ -14,6 +14,7 @@ report (report.md, results.csv, summary.csv, plots/) is regenerated after each s
 """
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -58,6 +59,7 @@ def boot_dir(out, sc, kind, gi, rep):
 
 
 def same_setup(old, new):
+    old = {**old, "guest": {"udev": "off", **old.get("guest", {})}}   # plans from before [guest] udev
     keys = ("family", "setup", "guest", "sample_ms")
     return all(old.get(k) == new.get(k) for k in keys)
 
@@ -82,11 +84,22 @@ def splat(console):
     return None
 
 
+@functools.cache
+def udev_dir():
+    """lab/udev.sh: Debian's udevd and the companion nfsrahead for [guest] udev (built once)."""
+    r = subprocess.run([f"{LAB}/udev.sh"], stdout=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise SystemExit("error: lab/udev.sh failed (above); [guest] udev needs it")
+    return r.stdout.strip()
+
+
 def run_boot(sc, kind, gi, rep, out):
     guest = sc.guests[gi]
     d = boot_dir(out, sc, kind, gi, rep)
     d.mkdir(parents=True, exist_ok=True)
     plan = sc.plan(guest)
+    if guest["udev"] != "off":
+        plan["udev_dir"] = udev_dir()
     if (d / "plan.json").exists() and not same_setup(json.loads((d / "plan.json").read_text()), plan):
         raise SystemExit(f"error: {d} holds results of a different {sc.name} (its server, link, workload, "
                          f"[guest] or sample_ms differ from {sc.path}); use another --out, or remove {d}")

@@ -38,3 +38,18 @@ while read -r p; do
 done <"$PATCH_DIR/series"
 [ $bad -eq 0 ] || die "checkpatch --strict found problems (above)"
 say "series: checkpatch --strict clean on $n patch(es)"
+
+# The nfs-utils companion: applies to Debian's nfs-utils source, matches its generated form,
+# and builds (lab/udev.sh compiles nfsrahead from the applied tree; its guest test is
+# tests/guest/lab_family_mount.sh). nfs-utils has no checkpatch; its own warnings are errors.
+nhead=$(SERIES=nfs-utils "$LAB_DIR/apply.sh")
+SERIES=nfs-utils "$LAB_DIR/patches.sh" export "$LAB_CACHE/nfs-utils/apply" "$tmp/nfsu" 2>/dev/null
+for f in "$tmp"/nfsu/* "$REPO_DIR"/patches/nfs-utils/*.patch "$REPO_DIR/patches/nfs-utils/series"; do
+	b=$(basename "$f")
+	cmp -s "$tmp/nfsu/$b" "$REPO_DIR/patches/nfs-utils/$b" ||
+		die "patches/nfs-utils/$b differs from what 'make patches' generates from the applied series (hand-edited? regenerate with: make patches)"
+done
+"$LAB_DIR/udev.sh" >/dev/null
+grep -E "^main\.c:[0-9]+:[0-9]+: warning" "$LAB_CACHE/udev/nfsrahead-build.log" >&2 &&
+	die "nfsrahead builds with warnings (above)"
+say "series: nfs-utils companion ($(grep -c . "$REPO_DIR/patches/nfs-utils/series") patch(es), ${nhead:0:12}) applies, matches its generated form, builds"

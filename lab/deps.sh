@@ -6,11 +6,13 @@ set -euo pipefail
 
 # Build: kernel build deps + ccache. Guest: the guest runs the host's userspace, so every
 # tool a guest test or workload uses is installed here (nfs-kernel-server, fio, iperf3, ...).
+# The nfs-utils companion (lab/udev.sh) builds from source: dpkg-dev, pkg-config, lib*-dev.
 APT=(
 	build-essential flex bison libelf-dev libssl-dev bc cpio kmod dwarves ccache xz-utils rsync git
 	qemu-system-x86 python3 python3-venv
 	nfs-kernel-server nfs-common rpcbind fio iperf3 iproute2 iputils-ping util-linux
 	e2fsprogs xfsprogs trace-cmd linux-perf shellcheck ethtool
+	dpkg-dev pkg-config libmount-dev libtirpc-dev
 )
 
 missing=()

@@ -13,14 +13,17 @@ gen=$(build_dir "$kind")/include/generated
 release=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$gen/utsrelease.h")
 version=$(sed -n 's/^#define UTS_VERSION "\(.*\)"/\1/p' "$gen/utsversion.h")
 
+# Debian's udevd and the companion nfsrahead, for the tests that run udev (cached after once).
+udev=$("$LAB_DIR/udev.sh")
+
 failed=()
 for t in "$@"; do
 	name=$(basename "$t" .sh)
 	out=$outroot/$name
 	rm -rf "$out"
 	mkdir -p "$out"
-	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\nKSELFTEST_DIR=%q\n' "$release" "$version" \
-		"$(build_dir "$kind")/kselftest" >"$out/kernel.env"
+	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\nKSELFTEST_DIR=%q\nLAB_UDEV=%q\n' "$release" "$version" \
+		"$(build_dir "$kind")/kselftest" "$udev" >"$out/kernel.env"
 	say "guest test $name ($kind)"
 	if "$LAB_DIR/vm.sh" "$kind" "$out" "$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"; then
 		sed 's/^/    /' "$out/guest.log"

@@ -9,11 +9,31 @@ REPO_DIR=$(cd "$LAB_DIR/.." && pwd)
 PATCH_DIR=${PATCH_DIR:-$REPO_DIR/patches}
 LAB_CACHE=${LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nfsra-lab}
 
+# Two series share the tooling (base, apply, export, tree): the kernel's in patches/ and the
+# nfs-utils companion in patches/nfs-utils/. SERIES=nfs-utils selects the second.
 # shellcheck source=../patches/base.env
 . "$REPO_DIR/patches/base.env"
-BASE_TAG=v$KERNEL_VERSION-debian
-TREE=$LAB_CACHE/linux                 # the git tree: base tag, branch "dev" for development
-APPLY_WT=$LAB_CACHE/apply             # worktree where patches/ is applied with git am
+# shellcheck source=../patches/nfs-utils/base.env
+. "$REPO_DIR/patches/nfs-utils/base.env"
+case "${SERIES:=linux}" in
+linux)
+	BASE_TAG=v$KERNEL_VERSION-debian
+	TREE=$LAB_CACHE/linux         # the git tree: base tag, branch "dev" for development
+	APPLY_WT=$LAB_CACHE/apply     # worktree where patches/ is applied with git am
+	BASE_SH=base.sh
+	COVER_SRC=$REPO_DIR/Documentation/cover-letter.txt
+	;;
+nfs-utils)
+	# A tag cannot hold the epoch's ':' or a '~'.
+	BASE_TAG=nfs-utils-$(echo "${NFSU_VERSION#*:}" | tr '~' '_')-debian
+	TREE=$LAB_CACHE/nfs-utils/tree
+	APPLY_WT=$LAB_CACHE/nfs-utils/apply
+	PATCH_DIR=$REPO_DIR/patches/nfs-utils
+	BASE_SH=base-nfs-utils.sh
+	COVER_SRC=
+	;;
+*) echo "error: SERIES must be linux or nfs-utils, not '$SERIES'" >&2; exit 1 ;;
+esac
 VENV=$LAB_CACHE/venv
 export CCACHE_DIR=${CCACHE_DIR:-$LAB_CACHE/ccache}
 

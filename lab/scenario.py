@@ -6,7 +6,7 @@
     repetitions = 3
     sample_ms = 1000               time-series sampler interval during each point (0: off;
                                    default from the family)
-    [guest]    memory_mb, cpus, cmdline        per boot; a list makes more boots
+    [guest]    memory_mb, cpus, cmdline, udev  per boot; a list makes more boots
     [knobs]    "/proc/sys/..." or "/sys/..." = value   written before each point, read back
     [cgroup]   memory_max_mb                   memory.max of the workload's cgroup (0: none)
     [<table>]  the family's own tables (server, link, client, workload, ...)
@@ -25,14 +25,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import families
-from families import Int, Param
+from families import Choice, Int, Param
 
 KINDS = ("stock", "patched")
+UDEV_MODES = ("off", "debian", "companion")
 GENERIC = {"description", "family", "kernels", "repetitions", "sample_ms", "guest", "knobs", "cgroup", "quick"}
 GUEST = {
     "memory_mb": Int(0, 512, 20480, doc="guest memory, MiB (default: what the family needs)"),
     "cpus": Int(2, 1, 8, doc="guest vCPUs"),
     "cmdline": Param("", "str", doc="extra kernel command line (e.g. module parameters)"),
+    "udev": Choice("off", UDEV_MODES, doc="udevd in the guest: off (the lab's default), debian (Debian's udev "
+                   "and nfs-common's rule and nfsrahead, as installed), companion (the same with nfsrahead "
+                   "from patches/nfs-utils)"),
 }
 CGROUP = {"memory_max_mb": Int(0, 0, 20480, doc="memory.max of the workload's cgroup (0: no limit)")}
 KNOB_PATH = re.compile(r"^/(proc/sys|sys)/[A-Za-z0-9_.:,/-]+$")

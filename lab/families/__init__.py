@@ -23,7 +23,7 @@ import importlib
 import re
 from dataclasses import dataclass, field
 
-FAMILIES = ("nfs-read", "local-streams", "nfs-write")
+FAMILIES = ("nfs-read", "local-streams", "nfs-write", "nfs-mount")
 
 
 def get(name):

@@ -22,6 +22,7 @@ import json
 import mmap
 import os
 import re
+import shutil
 import subprocess
 import threading
 import time
@@ -314,7 +315,10 @@ class Server:
 
 
 class Client:
-    """One NFS client: a network namespace with its own veth and mount point."""
+    """One NFS client: a network namespace with its own veth and mount point. With udev
+    running ([guest] udev), mount() returns once udev has handled the mount's new bdi."""
+
+    udev = None
 
     def __init__(self, index, netns, ip):
         self.index = index
@@ -337,13 +341,20 @@ class Client:
             return False
         self.umount()
         os.makedirs(self.mnt, exist_ok=True)
+        run(self.net(self.mount_argv(vers, opts, self.mnt)))
+        self.key = key
+        if self.udev:
+            self.udev.settle()
+        return True
+
+    @staticmethod
+    def mount_argv(vers, opts, mnt):
+        """mount(8) of the export at mnt (to run in the client's netns)."""
         if vers == "3":
             src, o = f"{SRV_IP}:{EXPORT}", f"vers=3,nolock{',' + opts if opts else ''}"
         else:
             src, o = f"{SRV_IP}:/", f"vers={vers}{',' + opts if opts else ''}"
-        run(self.net(["mount", "-t", "nfs", "-o", o, src, self.mnt]))
-        self.key = key
-        return True
+        return ["mount", "-t", "nfs", "-o", o, src, mnt]
 
     def umount(self):
         if self.key is not None:
@@ -464,6 +475,83 @@ class Link:
         s = "/sys/class/net/srv/statistics"
         return {"net_tx_bytes": int(read(f"{s}/tx_bytes")), "net_rx_bytes": int(read(f"{s}/rx_bytes")),
                 "net_drops": self.drops()}
+
+
+# ---------------------------------------------------------------- udev
+
+NFSRAHEAD = "/usr/libexec/nfsrahead"
+NFSRAHEAD_CONF = "/etc/nfs.conf.d/lab-nfsrahead.conf"
+UDEV_RULES = "/run/udev/rules.d"
+
+
+class Udev:
+    """[guest] udev: udevd as a Debian 12 machine runs it, in this guest only.
+
+    debian:    Debian's udevd (the udev package unpacked by lab/udev.sh; the host has none
+               installed) with the rules of the host's packages (/usr/lib/udev/rules.d, where
+               nfs-common's 99-nfs.rules runs /usr/libexec/nfsrahead for every new bdi and
+               writes its answer to read_ahead_kb) and the udev package's own rules (copied to
+               this guest's /run/udev/rules.d).
+    companion: the same, with nfsrahead built from patches/nfs-utils bind-mounted over
+               /usr/libexec/nfsrahead in this guest (the host's root is read-only to the
+               guest; its file never changes).
+    off:       no udevd: the kernel's value stands (the lab's default).
+    """
+
+    MODES = ("off", "debian", "companion")
+
+    def __init__(self, root):
+        self.root = root
+        self.mode = "off"
+
+    def udevadm(self, *args, **kw):
+        return run([f"{self.root}/bin/udevadm", *args], **kw)
+
+    def start(self, mode, coldplug=True):
+        """Start udevd in this mode (stopping one already running) and, as a booting machine
+        does, replay the add events of every device already there (coldplug)."""
+        if mode not in self.MODES:
+            raise RuntimeError(f"udev mode must be one of {', '.join(self.MODES)}, not {mode!r}")
+        self.stop()
+        if mode == "off":
+            return
+        if not self.root or not os.path.exists(f"{self.root}/bin/udevadm"):
+            raise RuntimeError(f"[guest] udev = {mode!r} needs lab/udev.sh's output on the host, "
+                               f"not found at {self.root!r}")
+        os.makedirs(UDEV_RULES, exist_ok=True)
+        for f in Path(self.root, "rules.d").glob("*.rules"):
+            shutil.copy(f, UDEV_RULES)
+        if mode == "companion":
+            run(["mount", "--bind", f"{self.root}/nfsrahead", NFSRAHEAD])
+        run([f"{self.root}/bin/systemd-udevd", "--daemon"], what="systemd-udevd --daemon")
+        self.mode = mode
+        if coldplug:
+            self.udevadm("trigger", "--type=subsystems", "--action=add")
+            self.udevadm("trigger", "--type=devices", "--action=add")
+        self.settle()
+
+    def stop(self):
+        if self.mode == "off":
+            return
+        self.udevadm("control", "--exit")
+        if self.mode == "companion":
+            run(["umount", NFSRAHEAD])
+        self.mode = "off"
+
+    def settle(self):
+        """Wait until udev has handled every event queued so far (the mount's new bdi)."""
+        if self.mode != "off":
+            self.udevadm("settle", "--timeout=60")
+
+    def nfs_conf(self, kb):
+        """An explicit [nfsrahead] setting for every NFS mount (nfs= and nfs4=), in a file of
+        this guest's /etc/nfs.conf.d; kb 0 removes it (nothing set, the distribution's
+        default configuration)."""
+        if kb:
+            os.makedirs(os.path.dirname(NFSRAHEAD_CONF), exist_ok=True)
+            Path(NFSRAHEAD_CONF).write_text(f"[nfsrahead]\nnfs={kb}\nnfs4={kb}\n")
+        else:
+            Path(NFSRAHEAD_CONF).unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------- knobs, cgroup
@@ -591,6 +679,7 @@ class Env:
         self.clients = []
         self.knobs = Knobs()
         self.cgroup = Cgroup()
+        self.udev = Udev(plan.get("udev_dir"))
         self.point_id = None
         self.point_tag = None     # a second measured phase of a point (e.g. "readback")
         self.series_dir = self.out / "series"
@@ -599,6 +688,8 @@ class Env:
     def build(self, needs, setup):
         run(["bash", "-c", f". {Path(__file__).parent}/lib.sh; lab_mounts"], what="lab_mounts")
         self.cgroup.setup()
+        # udevd runs before anything is mounted, as on a booted machine.
+        self.udev.start(self.plan.get("guest", {}).get("udev", "off"))
         if "disk" in needs:
             srv = setup.get("server", setup.get("disk", {}))
             fs = srv["fs"][0] if isinstance(srv["fs"], list) else srv["fs"]
@@ -608,10 +699,12 @@ class Env:
         if "nfs" in needs:
             self.server = Server()
         if "link" in needs:
-            count = max(p["cfg"]["client"]["count"] for p in self.plan["points"])
+            count = max(p["cfg"]["client"].get("count", 1) for p in self.plan["points"])
             lk = setup["link"]
             self.link = Link(count, lk["rate"], lk["limit"])
             self.clients = self.link.clients
+            for c in self.clients:
+                c.udev = self.udev
 
     # side effects families use, here so a fake environment can stand in for them
     def fio(self, args, cgroup=True, timeout=None):

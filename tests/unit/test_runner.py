@@ -110,3 +110,22 @@ def test_a_hung_guest_is_named_recorded_and_the_rest_rerun(tmp_path, monkeypatch
                                                              "delay_ms=10": "ok"}
     assert (d / "console-1.log").exists() and not (d / "skip.json").exists()
     assert ok is False                               # one point failed
+
+
+def test_a_udev_boot_gets_the_udev_dir_and_old_plans_still_match(tmp_path, monkeypatch):
+    import scenario
+
+    p = tmp_path / "s.toml"
+    p.write_text('description = "x"\nkernels = ["stock"]\n[guest]\nudev = ["off", "companion"]\n')
+    sc = scenario.load(str(p))
+    monkeypatch.setattr(host_bench, "udev_dir", lambda: "/cache/udev")
+    monkeypatch.setattr(host_bench, "vm_run", lambda kernel, d, argv, what, **env: (d / "rc").write_text("0\n") or True)
+    host_bench.run_boot(sc, "stock", 0, 1, tmp_path / "out")
+    host_bench.run_boot(sc, "stock", 1, 1, tmp_path / "out")
+    off = json.loads((tmp_path / "out/raw/s/stock-g1-1/plan.json").read_text())
+    comp = json.loads((tmp_path / "out/raw/s/stock-g2-1/plan.json").read_text())
+    assert "udev_dir" not in off and comp["udev_dir"] == "/cache/udev"
+    assert comp["guest"]["udev"] == "companion"
+    # A plan written before [guest] udev existed is the same setup as udev = "off".
+    old = {**off, "guest": {k: v for k, v in off["guest"].items() if k != "udev"}}
+    assert host_bench.same_setup(old, off) and not host_bench.same_setup(old, comp)

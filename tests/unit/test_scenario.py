@@ -152,3 +152,22 @@ writers = [1, 4]
     assert sc.family == "nfs-write" and sc.sample_ms == 1000
     with pytest.raises(scenario.ScenarioError, match="workload.type"):
         load_text(tmp_path, 'description = "x"\nfamily = "nfs-write"\n[workload]\ntype = "seqread"\n')
+
+
+def test_guest_udev_modes_are_boots_and_checked(tmp_path):
+    sc = load_text(tmp_path, """
+description = "x"
+family = "nfs-mount"
+[guest]
+udev = ["off", "debian", "companion"]
+[mount]
+case = ["new", "early"]
+nfsrahead_kb = [0, 2048]
+""")
+    assert [g["udev"] for g in sc.guests] == ["off", "debian", "companion"]
+    assert [p["id"] for p in sc.points][:2] == ["nfsrahead_kb=0/case=new", "nfsrahead_kb=0/case=early"]
+    assert load_text(tmp_path, 'description = "x"\n').guests[0]["udev"] == "off"
+    with pytest.raises(scenario.ScenarioError, match="guest.udev"):
+        load_text(tmp_path, 'description = "x"\n[guest]\nudev = "systemd"\n')
+    with pytest.raises(scenario.ScenarioError, match="mount.nfsrahead_kb"):
+        load_text(tmp_path, 'description = "x"\nfamily = "nfs-mount"\n[mount]\nnfsrahead_kb = "16M"\n')

@@ -2,7 +2,7 @@
 """In the guest: run one small scenario of a family through the real runner, then check
 what its rows say (TAP). Used by tests/guest/lab_family_*.sh, one boot per family.
 
-    run.py NAME     (NAME: streams | write | clients)
+    run.py NAME     (NAME: streams | write | clients | mount)
 """
 
 import json
@@ -13,8 +13,10 @@ from pathlib import Path
 LAB = Path(__file__).resolve().parents[3] / "lab"
 sys.path.insert(0, str(LAB))
 
+import families  # noqa: E402
 import scenario  # noqa: E402
 from guest import bench  # noqa: E402
+from guest import env as genv  # noqa: E402
 
 N = 0
 FAILED = 0
@@ -68,6 +70,16 @@ limit = 2000
 count = 2
 [workload]
 runtime_s = 3
+""",
+    # Every case, with and without an explicit nfs.conf setting; run once per udev mode.
+    "mount": """
+description = "guest test: nfs-mount under udev"
+family = "nfs-mount"
+[client]
+rsize_kb = 1024
+[mount]
+case = ["new", "second", "remount", "early"]
+nfsrahead_kb = [0, 2048]
 """,
 }
 
@@ -138,7 +150,65 @@ def clients():
        f"({r.get('mbps')} <= 1.15 x {r.get('link_mbps')})")
 
 
+def udev_dir():
+    for line in Path(os.environ["LAB_OUT"], "kernel.env").read_text().splitlines():
+        if line.startswith("LAB_UDEV="):
+            return line.split("=", 1)[1]
+    return None
+
+
+def mount():
+    """Patch 7's window against Debian's udev rule: what read_ahead_kb a mount with rsize
+    1 MiB ends with, per case, for udev off (the kernel's choice), Debian's nfsrahead and
+    the companion, with and without an explicit nfs.conf setting (the lab sees the problem:
+    Debian's nfsrahead rewrites the kernel's 4096 to 128; the companion leaves it)."""
+    out = Path(os.environ["LAB_OUT"], "mount")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "s.toml").write_text(SCENARIOS["mount"])
+    sc = scenario.load(str(out / "s.toml"))
+    plan = {**sc.plan(sc.guests[0]), "udev_dir": udev_dir()}
+    fam = families.get("nfs-mount")
+    env = genv.Env(out, plan)
+    env.build(fam.NEEDS, plan["setup"])
+    fam.setup(env, plan)
+    kernel = 4096                   # patch 7: max(128, 4 x rsize)
+    debian_sum = genv.run(["sha256sum", genv.NFSRAHEAD]).split()[0]
+    for mode in ("debian", "companion", "off"):
+        env.udev.start(mode)
+        ok(env.udev.mode == mode, f"udev {mode}: started")
+        if mode != "off":
+            ok(genv.run(["pgrep", "-x", "systemd-udevd"], check=False).strip() != "", f"udev {mode}: udevd runs")
+        for p in sc.points:
+            env.point_id = p["id"]
+            try:
+                r = bench.run_point(env, fam, p)
+            except Exception as e:  # noqa: BLE001 - the test reports it
+                ok(False, f"udev {mode}: {p['id']}: {e}")
+                continue
+            conf = p["cfg"]["mount"]["nfsrahead_kb"]
+            if mode == "off":
+                want, why = kernel, "the kernel's choice (no udev)"
+            elif conf:
+                want, why = conf, "the explicit nfs.conf value wins"
+            elif p["cfg"]["mount"]["case"] in ("second", "remount"):
+                # No new bdi, no event: what the first mount ended with stands.
+                want = 128 if mode == "debian" else kernel
+                why = "unchanged since the first mount"
+            else:
+                want = 128 if mode == "debian" else kernel
+                why = "Debian's nfsrahead writes 128" if mode == "debian" else "the companion leaves the kernel's"
+            ok(r["ra_kb"] == want, f"udev {mode}: {p['id']}: read_ahead_kb {r['ra_kb']} (want {want}: {why})")
+            if p["cfg"]["mount"]["case"] == "second":
+                ok(r.get("same_bdi") == 1, f"udev {mode}: {p['id']}: the second mount shares the bdi")
+    env.udev.start("companion")
+    env.udev.stop()
+    ok(genv.run(["sha256sum", genv.NFSRAHEAD]).split()[0] == debian_sum,
+       "the installed nfsrahead is back once the companion's bind mount is gone")
+    ok(genv.run(["sha256sum", f"{udev_dir()}/nfsrahead"]).split()[0] != debian_sum,
+       "the companion is a different binary from the installed one")
+
+
 if __name__ == "__main__":
-    {"streams": streams, "write": write, "clients": clients}[sys.argv[1]]()
+    {"streams": streams, "write": write, "clients": clients, "mount": mount}[sys.argv[1]]()
     print(f"1..{N}")
     sys.exit(1 if FAILED else 0)
