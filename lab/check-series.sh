@@ -8,16 +8,22 @@ set -euo pipefail
 head=$("$LAB_DIR/apply.sh")
 n=$(git -C "$APPLY_WT" rev-list --count "$BASE_TAG..$head")
 
-# Round trip: exporting the applied series must give back patches/ byte for byte.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$LAB_DIR/patches.sh" export "$APPLY_WT" "$tmp/out" 2>/dev/null
 shopt -s nullglob
-for f in "$tmp"/out/* "$PATCH_DIR"/*.patch "$PATCH_DIR/series"; do
-	b=$(basename "$f")
-	cmp -s "$tmp/out/$b" "$PATCH_DIR/$b" ||
-		die "patches/$b differs from what 'make patches' generates from the applied series (hand-edited? regenerate with: make patches)"
-done
+
+# same_as_generated SERIES WORKTREE PATCHDIR: exporting the applied series must give back
+# PATCHDIR byte for byte.
+same_as_generated() {
+	local out=$tmp/out-$1 f b
+	SERIES=$1 "$LAB_DIR/patches.sh" export "$2" "$out" 2>/dev/null
+	for f in "$out"/* "$3"/*.patch "$3/series"; do
+		b=$(basename "$f")
+		cmp -s "$out/$b" "$3/$b" ||
+			die "${3#"$REPO_DIR"/}/$b differs from what 'make patches' generates from the applied series (hand-edited? regenerate with: make patches)"
+	done
+}
+same_as_generated linux "$APPLY_WT" "$PATCH_DIR"
 say "series: $n patch(es) apply to $BASE_TAG and match their generated form"
 
 # Run from the temporary directory: inside a git tree checkpatch leaves a cache file behind.
@@ -42,14 +48,12 @@ say "series: checkpatch --strict clean on $n patch(es)"
 # The nfs-utils companion: applies to Debian's nfs-utils source, matches its generated form,
 # and builds (lab/udev.sh compiles nfsrahead from the applied tree; its guest test is
 # tests/guest/lab_family_mount.sh). nfs-utils has no checkpatch; its own warnings are errors.
-nhead=$(SERIES=nfs-utils "$LAB_DIR/apply.sh")
-SERIES=nfs-utils "$LAB_DIR/patches.sh" export "$LAB_CACHE/nfs-utils/apply" "$tmp/nfsu" 2>/dev/null
-for f in "$tmp"/nfsu/* "$REPO_DIR"/patches/nfs-utils/*.patch "$REPO_DIR/patches/nfs-utils/series"; do
-	b=$(basename "$f")
-	cmp -s "$tmp/nfsu/$b" "$REPO_DIR/patches/nfs-utils/$b" ||
-		die "patches/nfs-utils/$b differs from what 'make patches' generates from the applied series (hand-edited? regenerate with: make patches)"
-done
+# udev.sh applies the series (apply.sh) and builds nfsrahead from it; the round trip then
+# reads the same applied worktree.
 "$LAB_DIR/udev.sh" >/dev/null
+nwt=$LAB_CACHE/nfs-utils/apply
+nhead=$(git -C "$nwt" rev-parse HEAD)
+same_as_generated nfs-utils "$nwt" "$REPO_DIR/patches/nfs-utils"
 grep -E "^main\.c:[0-9]+:[0-9]+: warning" "$LAB_CACHE/udev/nfsrahead-build.log" >&2 &&
 	die "nfsrahead builds with warnings (above)"
 say "series: nfs-utils companion ($(grep -c . "$REPO_DIR/patches/nfs-utils/series") patch(es), ${nhead:0:12}) applies, matches its generated form, builds"

@@ -150,6 +150,11 @@ LINK = {
 }
 
 
+def mount_opts(cl):
+    """The mount options a [client] table asks for: rsize, then its extra mount_opts."""
+    return f"rsize={cl['rsize_kb'] * 1024}" + (f",{cl['mount_opts']}" if cl["mount_opts"] else "")
+
+
 def client_params():
     return {
         "nfs_version": Choice("4.2", NFS_VERSIONS, doc="NFS version of the mount"),

@@ -17,7 +17,7 @@ read_ahead_kb is read after `udevadm settle`. [mount] nfsrahead_kb puts an expli
 
 import time
 
-from families import LINK, Choice, Int, client_params, disk_params
+from families import LINK, Choice, Int, client_params, disk_params, mount_opts
 
 NAME = "nfs-mount"
 NEEDS = ("disk", "nfs", "link")
@@ -67,6 +67,8 @@ def setup(env, plan):
 
 
 def run_point(env, cfg):
+    from guest.env import bdi_of  # noqa: PLC0415 - guest only
+
     cl, mo = cfg["client"], cfg["mount"]
     c = env.clients[0]
     udev = env.udev
@@ -82,22 +84,22 @@ def run_point(env, cfg):
         # Mounted before udevd exists; udevd then starts and replays every add event.
         mode = udev.mode
         udev.stop()
-        c.mount(cl["nfs_version"], _opts(cl), fresh=True)
+        c.mount(cl["nfs_version"], mount_opts(cl), fresh=True)
         row["ra_kb_mount"] = _ra(env, c.bdi())
         udev.start(mode, coldplug=True)
     else:
-        c.mount(cl["nfs_version"], _opts(cl), fresh=True)
+        c.mount(cl["nfs_version"], mount_opts(cl), fresh=True)
         row["ra_kb_mount"] = _ra(env, c.bdi())
     bdi = c.bdi()
     if case == "second":
         env.run(["mkdir", "-p", MNT2])
-        env.run(c.net(c.mount_argv(cl["nfs_version"], _opts(cl), MNT2)))
+        env.run(c.net(c.mount_argv(cl["nfs_version"], mount_opts(cl), MNT2)))
         udev.settle()
-        bdi2 = _bdi_of(MNT2)
+        bdi2 = bdi_of(MNT2)
         row["same_bdi"] = int(bdi2 == bdi)
         bdi = bdi2
     elif case == "remount":
-        env.run(c.net(["mount", "-o", "remount," + _opts(cl), c.mnt]))
+        env.run(c.net(["mount", "-o", "remount," + mount_opts(cl), c.mnt]))
         udev.settle()
     row["settle_ms"] = round((time.monotonic() - t0) * 1000)
     row["ra_kb"] = _ra(env, bdi)
@@ -111,19 +113,10 @@ def run_point(env, cfg):
     return row
 
 
-def _opts(cl):
-    return f"rsize={cl['rsize_kb'] * 1024}" + (f",{cl['mount_opts']}" if cl["mount_opts"] else "")
-
 
 def _ra(env, bdi):
     return int(env.read(f"{bdi}/read_ahead_kb"))
 
-
-def _bdi_of(path):
-    import os  # noqa: PLC0415
-
-    dev = os.stat(path).st_dev
-    return f"/sys/class/bdi/{os.major(dev)}:{os.minor(dev)}"
 
 
 def _mounted(env, path):

@@ -16,7 +16,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from families import LINK, Bool, Choice, Int, Size, bytes_of, client_params, disk_params, largest
+from families import LINK, Bool, Choice, Int, Size, bytes_of, client_params, disk_params, largest, mount_opts
 
 NAME = "nfs-read"
 NEEDS = ("disk", "nfs", "link")
@@ -245,7 +245,7 @@ def run_point(env, cfg):
     bs, ra, n = cfg["workload"]["bs"], cl["read_ahead_kb"], cl["count"]
     t0 = time.monotonic()
     clients = env.clients[:n]
-    opts = f"rsize={cl['rsize_kb'] * 1024}" + (f",{cl['mount_opts']}" if cl["mount_opts"] else "")
+    opts = mount_opts(cl)
     for c in env.clients[n:]:
         c.umount()
     for c in clients:

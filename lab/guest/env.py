@@ -374,8 +374,7 @@ class Client:
         return val
 
     def bdi(self):
-        dev = os.stat(self.mnt).st_dev
-        return f"/sys/class/bdi/{os.major(dev)}:{os.minor(dev)}"
+        return bdi_of(self.mnt)
 
     def path(self, name):
         return f"{self.mnt}/{name}"
@@ -783,6 +782,12 @@ class Env:
             (self.out / "rastats").mkdir(exist_ok=True)
             name = safe_name(self.point_id) + (f"@{self.point_tag}" if self.point_tag else "")
             (self.out / "rastats" / f"{name}.txt").write_text(read(RA_STATS) + "\n")
+
+
+def bdi_of(path):
+    """The bdi directory of the filesystem holding path."""
+    dev = os.stat(path).st_dev
+    return f"/sys/class/bdi/{os.major(dev)}:{os.minor(dev)}"
 
 
 def cpu_busy():
