@@ -27,7 +27,12 @@ same_as_generated linux "$APPLY_WT" "$PATCH_DIR"
 say "series: $n patch(es) apply to $BASE_TAG and match their generated form"
 
 # Run from the temporary directory: inside a git tree checkpatch leaves a cache file behind.
-checkpatch() { (cd "$tmp" && perl "$APPLY_WT/scripts/checkpatch.pl" --strict --no-tree --terse --show-types -); }
+# FILE_PATH_CHANGES ("does MAINTAINERS need updating?") fires for every added file whatever
+# MAINTAINERS says; the check after the loop asks the question for real.
+checkpatch() {
+	(cd "$tmp" && perl "$APPLY_WT/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES -)
+}
 
 # The checker must catch a bad patch, or a clean result means nothing.
 if checkpatch <"$REPO_DIR/tests/fixtures/bad.patch" >/dev/null 2>&1; then
@@ -42,6 +47,15 @@ while read -r p; do
 		bad=1
 	fi
 done <"$PATCH_DIR/series"
+# Every file the series adds has a maintainer in the patched MAINTAINERS other than THE REST.
+while read -r f; do
+	[ -n "$f" ] || continue
+	who=$(cd "$APPLY_WT" && perl scripts/get_maintainer.pl --nogit --nogit-fallback --nol -f "$f" 2>/dev/null)
+	if ! grep -v "THE REST" <<<"$who" | grep -q .; then
+		echo "$f: added by the series, but MAINTAINERS names nobody for it (only THE REST)" >&2
+		bad=1
+	fi
+done < <(git -C "$APPLY_WT" diff --diff-filter=A --name-only "$BASE_TAG" "$head")
 [ $bad -eq 0 ] || die "checkpatch --strict found problems (above)"
 say "series: checkpatch --strict clean on $n patch(es)"
 

@@ -3,6 +3,7 @@
 #   guest-tests.sh KIND OUTROOT TEST...
 # Each test gets OUTROOT/<name>/ (guest.log holds its TAP, console.log the boot). A test
 # passes when the guest reports exit status 0; the summary lists the ones that did not.
+# A test script's "# lab-append: PARAMS" line adds PARAMS to the kernel command line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ $# -ge 3 ] || die "usage: guest-tests.sh KIND OUTROOT TEST..."
@@ -24,8 +25,11 @@ for t in "$@"; do
 	mkdir -p "$out"
 	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\nKSELFTEST_DIR=%q\nLAB_UDEV=%q\n' "$release" "$version" \
 		"$(build_dir "$kind")/kselftest" "$udev" >"$out/kernel.env"
-	say "guest test $name ($kind)"
-	if "$LAB_DIR/vm.sh" "$kind" "$out" "$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"; then
+	# A test may ask for kernel parameters with a "# lab-append: PARAMS" line.
+	append=$(sed -n 's/^# lab-append: //p' "$t" | head -1)
+	say "guest test $name ($kind)${append:+ [$append]}"
+	if LAB_APPEND="${LAB_APPEND:-}${append:+ $append}" \
+		"$LAB_DIR/vm.sh" "$kind" "$out" "$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"; then
 		sed 's/^/    /' "$out/guest.log"
 	else
 		sed 's/^/    /' "$out/guest.log" 2>/dev/null || true

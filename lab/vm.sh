@@ -1,7 +1,7 @@
 #!/bin/bash
 # vm: boot a lab kernel under QEMU (virtme-ng) and run one command in the guest.
 #
-#   vm.sh KIND|BZIMAGE OUTDIR CMD [ARG...]
+#   vm.sh KIND|BZIMAGE OUTDIR CMD [ARG...]     (KIND: stock, patched, or a variant: patched-ra512)
 #
 # The guest sees the host's root read-only (9p + tmpfs overlays) and OUTDIR read-write.
 # CMD's output goes to OUTDIR/guest.log and its exit status to OUTDIR/rc, which this script
@@ -15,7 +15,7 @@ set -euo pipefail
 target=$1 outdir=$2
 shift 2
 case "$target" in
-stock|patched) kernel=$(build_dir "$target")/arch/x86/boot/bzImage ;;
+stock|patched|stock-*|patched-*) kernel=$(build_dir "$target")/arch/x86/boot/bzImage ;;
 *) kernel=$target ;;
 esac
 [ -f "$kernel" ] || die "no kernel at $kernel; run: lab/build.sh ${target%%/*}"

@@ -1,15 +1,16 @@
 #!/bin/bash
 # The series' readahead kselftests (tools/testing/selftests/readahead) on the kernel under test:
 # readahead_stats_test and read_around_test on ext4 and on NFS, nfs_readahead_test with an
-# export to mount (from the client's netns, across the veth pair). Every test must run:
-# a skip here means the kernel or the lab lost something.
+# export to mount (from the client's netns, across the veth pair), bdi_default_test on null_blk
+# devices of 1 MiB to 64 TiB. Every test must run: a skip here means the kernel or the lab lost
+# something.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
 . "$LAB_OUT/kernel.env"
 
 dir=$KSELFTEST_DIR/readahead
-for t in readahead_stats_test read_around_test nfs_readahead_test; do
+for t in readahead_stats_test read_around_test nfs_readahead_test bdi_default_test; do
 	[ -x "$dir/$t" ] || { echo "not ok 1 - $dir/$t was not built"; echo "1..1"; exit 1; }
 done
 
@@ -41,4 +42,6 @@ done
 diag "nfs_readahead_test: new mounts of $SRV_IP:/ from netns cli"
 run_ks nfs_readahead_test in_cli env NFS_READAHEAD_TEST_EXPORT="$SRV_IP:/" NFS_READAHEAD_TEST_OPTS=vers=4.2 \
 	"$dir/nfs_readahead_test"
+diag "bdi_default_test: the default window of null_blk disks by size"
+run_ks bdi_default_test "$dir/bdi_default_test"
 tap_done
