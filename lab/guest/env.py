@@ -227,9 +227,47 @@ def fill_file(path, mb, sparse=False, seed=0):
 
 # ---------------------------------------------------------------- fio
 
-def fio(args, cgroup=None, timeout=None):
-    """Run fio with args (a list of --options), return its parsed JSON output."""
-    out = run(["fio", "--output-format=json", *args], cgroup=cgroup, timeout=timeout, what="fio " + " ".join(args[:6]))
+def fio(args, cgroup=None, timeout=None, threads=0):
+    """Run fio with args (a list of --options), return its parsed JSON output.
+
+    threads=N (fio --thread with N jobs, in a cgroup): fio starts outside the cgroup and moves
+    into it once it has attached its job state (a SysV shared memory segment of about 200 KiB
+    per job), before its jobs start (--startdelay: fio creates a job's thread when its delay
+    is over). That setup is then not charged to the workload's memory, which is meant for the
+    page cache of the reads."""
+    argv = ["fio", "--output-format=json", *args]
+    what = "fio " + " ".join(args[:6])
+    if not (cgroup and threads):
+        out = run(argv, cgroup=cgroup, timeout=timeout, what=what)
+        return json.loads(out[out.index("{"):])
+    delay = 5 + threads // 50
+    p = subprocess.Popen([*argv, f"--startdelay={delay}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    deadline = time.monotonic() + delay
+    try:
+        while time.monotonic() < deadline - 2 and p.poll() is None:
+            try:
+                with open(f"/proc/{p.pid}/maps") as f:
+                    if "SYSV" in f.read():
+                        break
+            except FileNotFoundError:
+                break
+            time.sleep(0.1)
+        if p.poll() is None and time.monotonic() >= deadline - 2:
+            p.kill()
+            p.wait()
+            raise RuntimeError(f"`{what}`: fio attached no job state within {delay - 2} s")
+        time.sleep(0.5)
+        if p.poll() is None:
+            write(f"{cgroup}/cgroup.procs", p.pid)
+        out, err = p.communicate(timeout=timeout)
+    except BaseException:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        raise
+    if p.returncode != 0:
+        raise RuntimeError(f"`{what}` failed ({p.returncode}): {err.strip()[-2000:]}")
     return json.loads(out[out.index("{"):])
 
 
@@ -706,9 +744,10 @@ class Env:
                 c.udev = self.udev
 
     # side effects families use, here so a fake environment can stand in for them
-    def fio(self, args, cgroup=True, timeout=None):
-        """fio, in the workload's cgroup ([cgroup] memory_max_mb) unless cgroup=False."""
-        return fio(args, cgroup=self.cgroup.path if cgroup else None, timeout=timeout)
+    def fio(self, args, cgroup=True, timeout=None, threads=0):
+        """fio, in the workload's cgroup ([cgroup] memory_max_mb) unless cgroup=False; with
+        threads=N (N --thread jobs) only the jobs' reads are charged there, not fio's setup."""
+        return fio(args, cgroup=self.cgroup.path if cgroup else None, timeout=timeout, threads=threads)
 
     def run(self, argv, cgroup=False, **kw):
         return run(argv, cgroup=self.cgroup.path if cgroup else None, **kw)

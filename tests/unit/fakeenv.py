@@ -115,8 +115,8 @@ class FakeEnv:
         self.disk = FakeDisk(kw.get("fs", "ext4"))
         self.point_tag = None
 
-    def fio(self, args, cgroup=True, timeout=None):
-        self.fio_calls.append({"args": args, "cgroup": cgroup})
+    def fio(self, args, cgroup=True, timeout=None, threads=0):
+        self.fio_calls.append({"args": args, "cgroup": cgroup, "threads": threads})
         return self.fio_results.pop(0)
 
     def run(self, argv, cgroup=False, **kw):

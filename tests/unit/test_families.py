@@ -126,7 +126,8 @@ def test_local_streams_point(tmp_path):
     row = families.get("local-streams").run_point(env, cfg)
     call = env.fio_calls[0]
     assert call["cgroup"] is True    # the workload runs in the memory cgroup
-    assert "--numjobs=50" in call["args"] and "--rate=200k" in call["args"]
+    assert call["threads"] == 50     # ... and only its 50 readers are charged there
+    assert "--numjobs=50" in call["args"] and "--thread" in call["args"] and "--rate=200k" in call["args"]
     assert len(env.uncached[0]) == 50 and env.uncached[0][49] == "/srv/local/streams/s.49"
     assert row["mbps"] == 10.0
     assert row["offered_mbps"] == round(50 * 200 * 1024 / 1e6, 3)
