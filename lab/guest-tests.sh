@@ -25,7 +25,6 @@ for t in "$@"; do
 	mkdir -p "$out"
 	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\nKSELFTEST_DIR=%q\nLAB_UDEV=%q\n' "$release" "$version" \
 		"$(build_dir "$kind")/kselftest" "$udev" >"$out/kernel.env"
-	# A test may ask for kernel parameters with a "# lab-append: PARAMS" line.
 	append=$(sed -n 's/^# lab-append: //p' "$t" | head -1)
 	say "guest test $name ($kind)${append:+ [$append]}"
 	if LAB_APPEND="${LAB_APPEND:-}${append:+ $append}" \

@@ -113,10 +113,8 @@ def run_point(env, cfg):
     return row
 
 
-
 def _ra(env, bdi):
     return int(env.read(f"{bdi}/read_ahead_kb"))
-
 
 
 def _mounted(env, path):

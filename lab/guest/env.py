@@ -237,26 +237,24 @@ def fio(args, cgroup=None, timeout=None, threads=0):
     page cache of the reads."""
     argv = ["fio", "--output-format=json", *args]
     what = "fio " + " ".join(args[:6])
-    if not (cgroup and threads):
+    if cgroup and threads:
+        out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout)
+    else:
         out = run(argv, cgroup=cgroup, timeout=timeout, what=what)
-        return json.loads(out[out.index("{"):])
+    return json.loads(out[out.index("{"):])
+
+
+def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout):
+    """fio's stdout; fio is moved into cgroup once its job segment is attached (see fio())."""
     delay = 5 + threads // 50
+    attach_by = time.monotonic() + delay - 2    # 2 s to spare before the jobs start
     p = subprocess.Popen([*argv, f"--startdelay={delay}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
-    deadline = time.monotonic() + delay
     try:
-        while time.monotonic() < deadline - 2 and p.poll() is None:
-            try:
-                with open(f"/proc/{p.pid}/maps") as f:
-                    if "SYSV" in f.read():
-                        break
-            except FileNotFoundError:
-                break
+        while p.poll() is None and not _has_sysv_segment(p.pid):
+            if time.monotonic() >= attach_by:
+                raise RuntimeError(f"`{what}`: fio attached no job state within {delay - 2} s")
             time.sleep(0.1)
-        if p.poll() is None and time.monotonic() >= deadline - 2:
-            p.kill()
-            p.wait()
-            raise RuntimeError(f"`{what}`: fio attached no job state within {delay - 2} s")
         time.sleep(0.5)
         if p.poll() is None:
             write(f"{cgroup}/cgroup.procs", p.pid)
@@ -268,7 +266,15 @@ def fio(args, cgroup=None, timeout=None, threads=0):
         raise
     if p.returncode != 0:
         raise RuntimeError(f"`{what}` failed ({p.returncode}): {err.strip()[-2000:]}")
-    return json.loads(out[out.index("{"):])
+    return out
+
+
+def _has_sysv_segment(pid):
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            return "SYSV" in f.read()
+    except FileNotFoundError:
+        return True     # gone: nothing to wait for; communicate() reports how it ended
 
 
 # ---------------------------------------------------------------- roles
