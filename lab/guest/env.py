@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import threading
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -160,8 +161,9 @@ _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 MAP_FAILED = ctypes.c_void_p(-1).value
 
 
-def cached_pages(path):
-    """Pages of path in the page cache (mincore(2) on a mapping; nothing is faulted in)."""
+def cached_pages(path, start=0):
+    """Pages of path in the page cache from page index start on (mincore(2) on a mapping;
+    nothing is faulted in)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size
@@ -174,7 +176,8 @@ def cached_pages(path):
             vec = ctypes.create_string_buffer((size + mmap.PAGESIZE - 1) // mmap.PAGESIZE)
             if _libc.mincore(addr, size, vec) != 0:
                 raise OSError(ctypes.get_errno(), f"mincore {path}")
-            return len(vec.raw) - vec.raw.count(0)
+            tail = vec.raw[start:]
+            return len(tail) - tail.count(0)
         finally:
             _libc.munmap(addr, size)
     finally:
@@ -227,15 +230,16 @@ def fill_file(path, mb, sparse=False, seed=0):
 
 # ---------------------------------------------------------------- fio
 
-def fio(args, cgroup=None, timeout=None, threads=0):
-    """Run fio with args (a list of --options), return its parsed JSON output.
+def fio(args, cgroup=None, timeout=None, threads=0, fmt="json"):
+    """Run fio with args (a list of --options), return its parsed JSON output (fmt "json+"
+    adds each job's latency histogram, clat_ns.bins).
 
     threads=N (fio --thread with N jobs, in a cgroup): fio starts outside the cgroup and moves
     into it once it has attached its job state (a SysV shared memory segment of about 200 KiB
     per job), before its jobs start (--startdelay: fio creates a job's thread when its delay
     is over). That setup is then not charged to the workload's memory, which is meant for the
     page cache of the reads."""
-    argv = ["fio", "--output-format=json", *args]
+    argv = ["fio", f"--output-format={fmt}", *args]
     what = "fio " + " ".join(args[:6])
     if cgroup and threads:
         out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout)
@@ -245,28 +249,55 @@ def fio(args, cgroup=None, timeout=None, threads=0):
 
 
 def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout):
-    """fio's stdout; fio is moved into cgroup once its job segment is attached (see fio())."""
+    """fio's stdout; fio is moved into cgroup once its job segment is attached and back out once
+    its jobs have ended, so that its report (json+ histograms of hundreds of jobs: tens of
+    MiB) is not charged to the workload either (see fio())."""
     delay = 5 + threads // 50
     attach_by = time.monotonic() + delay - 2    # 2 s to spare before the jobs start
-    p = subprocess.Popen([*argv, f"--startdelay={delay}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
+    end_by = time.monotonic() + timeout if timeout else None
+    home = CGROOT + read("/proc/self/cgroup").strip().partition("::")[2]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        # before any --name: a global option, for every job
+        p = subprocess.Popen([*argv[:2], f"--startdelay={delay}", *argv[2:]], stdout=out, stderr=err,
+                             text=True)
+        try:
+            while p.poll() is None and not _has_sysv_segment(p.pid):
+                if time.monotonic() >= attach_by:
+                    raise RuntimeError(f"`{what}`: fio attached no job state within {delay - 2} s")
+                time.sleep(0.1)
+            time.sleep(0.5)
+            base, running = _threads(p.pid), False
+            if p.poll() is None:
+                write(f"{cgroup}/cgroup.procs", p.pid)
+            while p.poll() is None:
+                n = _threads(p.pid)
+                if n >= base + threads:
+                    running = True
+                elif running and n <= base + 1:     # every job has ended (a helper may remain)
+                    write(f"{home}/cgroup.procs", p.pid)
+                    running = False
+                if end_by and time.monotonic() > end_by:
+                    raise RuntimeError(f"`{what}` did not finish within {timeout} s")
+                time.sleep(0.2)
+        except BaseException:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            raise
+        out.seek(0)
+        err.seek(0)
+        if p.returncode != 0:
+            raise RuntimeError(f"`{what}` failed ({p.returncode}): {err.read().strip()[-2000:]}")
+        return out.read()
+
+
+def _threads(pid):
+    """Threads of process pid (0 once it is gone)."""
     try:
-        while p.poll() is None and not _has_sysv_segment(p.pid):
-            if time.monotonic() >= attach_by:
-                raise RuntimeError(f"`{what}`: fio attached no job state within {delay - 2} s")
-            time.sleep(0.1)
-        time.sleep(0.5)
-        if p.poll() is None:
-            write(f"{cgroup}/cgroup.procs", p.pid)
-        out, err = p.communicate(timeout=timeout)
-    except BaseException:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-        raise
-    if p.returncode != 0:
-        raise RuntimeError(f"`{what}` failed ({p.returncode}): {err.strip()[-2000:]}")
-    return out
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("Threads:"))
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
 
 
 def _has_sysv_segment(pid):
@@ -750,10 +781,11 @@ class Env:
                 c.udev = self.udev
 
     # side effects families use, here so a fake environment can stand in for them
-    def fio(self, args, cgroup=True, timeout=None, threads=0):
+    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json"):
         """fio, in the workload's cgroup ([cgroup] memory_max_mb) unless cgroup=False; with
         threads=N (N --thread jobs) only the jobs' reads are charged there, not fio's setup."""
-        return fio(args, cgroup=self.cgroup.path if cgroup else None, timeout=timeout, threads=threads)
+        return fio(args, cgroup=self.cgroup.path if cgroup else None, timeout=timeout, threads=threads,
+                   fmt=fmt)
 
     def run(self, argv, cgroup=False, **kw):
         return run(argv, cgroup=self.cgroup.path if cgroup else None, **kw)
@@ -766,6 +798,9 @@ class Env:
 
     def uncache(self, paths):
         return uncache(paths)
+
+    def cached_pages(self, path, start=0):
+        return cached_pages(path, start)
 
     def drop_caches(self):
         drop_caches()

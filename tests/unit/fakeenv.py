@@ -115,8 +115,8 @@ class FakeEnv:
         self.disk = FakeDisk(kw.get("fs", "ext4"))
         self.point_tag = None
 
-    def fio(self, args, cgroup=True, timeout=None, threads=0):
-        self.fio_calls.append({"args": args, "cgroup": cgroup, "threads": threads})
+    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json"):
+        self.fio_calls.append({"args": args, "cgroup": cgroup, "threads": threads, "fmt": fmt})
         return self.fio_results.pop(0)
 
     def run(self, argv, cgroup=False, **kw):
@@ -135,6 +135,11 @@ class FakeEnv:
 
     def drop_caches(self):
         self.commands.append(["drop_caches"])
+
+    def cached_pages(self, path, start=0):
+        """self.tails: path -> pages cached from the reader's position on (asked at start)."""
+        self.cached_asked = getattr(self, "cached_asked", []) + [(path, start)]
+        return getattr(self, "tails", {}).get(path, 0)
 
     @contextmanager
     def measure(self):

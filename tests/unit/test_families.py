@@ -118,23 +118,58 @@ memory_max_mb = 64
 def test_local_streams_point(tmp_path):
     cfg = cfg_of(tmp_path, STREAMS, point=1)
     assert cfg["workload"]["streams"] == 50 and cfg["cgroup"]["memory_max_mb"] == 64
-    read = {"io_bytes": 200_000_000, "runtime": 20000,
-            "clat_ns": {"percentile": {"50.000000": 2_000_000, "99.000000": 40_000_000}}}
-    deltas = {"disk_read_bytes": 300_000_000, "vm_workingset_refault_file": 5000, "ra_windows": 400, "ra_thrash": 8}
-    env = FakeEnv([fio_json(read=read)], [deltas])
+    # one fio job per stream, listed out of order; json+ histograms: 98 reads at 2 ms and
+    # 2 at 40 ms in all, so the merged p50 is 2 ms and p99 40 ms
+    jobs = []
+    for i in reversed(range(50)):
+        bins = {"2000000": 2, "40000000": 1} if i < 2 else {"2000000": 2}
+        jobs.append({"jobname": f"s.{i}", "read": {"io_bytes": 4_000_000 + (4096 if i == 7 else 0),
+                                                   "runtime": 20000 - i, "clat_ns": {"bins": bins}}})
+    deltas = {"disk_read_bytes": 310_000_000, "vm_workingset_refault_file": 5000, "ra_windows": 400, "ra_thrash": 8}
+    env = FakeEnv([{"jobs": jobs}], [deltas])
     env.disk.path = "/srv/local"
+    env.tails = {"/srv/local/streams/s.3": 1000, "/srv/local/streams/s.7": 1441}
     row = families.get("local-streams").run_point(env, cfg)
     call = env.fio_calls[0]
     assert call["cgroup"] is True    # the workload runs in the memory cgroup
     assert call["threads"] == 50     # ... and only its 50 readers are charged there
-    assert "--numjobs=50" in call["args"] and "--thread" in call["args"] and "--rate=200k" in call["args"]
+    assert call["fmt"] == "json+"
+    args = call["args"]
+    assert "--thread" in args and "--rate=200k" in args and "--group_reporting" not in args
+    # global options first, then one job per file, named after it
+    first = args.index("--name=s.0")
+    assert "--rate=200k" in args[:first] and args[first + 1] == "--filename=s.0" and args[-2:] == [
+        "--name=s.49", "--filename=s.49"]
     assert len(env.uncached[0]) == 50 and env.uncached[0][49] == "/srv/local/streams/s.49"
-    assert row["mbps"] == 10.0
+    # each file is asked for what is cached past its reader: s.7's reader got one page further
+    asked = dict(env.cached_asked)
+    assert asked["/srv/local/streams/s.3"] == -(-4_000_000 // 4096) and asked["/srv/local/streams/s.7"] == 978
+    app = 50 * 4_000_000 + 4096
+    assert row["app_bytes"] == app and row["secs"] == 20.0
+    assert row["mbps"] == round(app / 20.0 / 1e6, 3)
     assert row["offered_mbps"] == round(50 * 200 * 1024 / 1e6, 3)
-    assert row["delivered_pct"] == round(100 * 10.0 / row["offered_mbps"], 1)
-    assert row["dev_amp"] == 1.5 and row["refaults"] == 5000
+    assert row["delivered_pct"] == round(100 * row["mbps"] / row["offered_mbps"], 1)
+    assert row["unread_bytes"] == 2441 * 4096
+    assert row["dev_amp"] == round((310_000_000 - 2441 * 4096) / app, 3)
+    assert row["dev_amp_raw"] == round(310_000_000 / app, 3) and row["refaults"] == 5000
     assert (row["p50_ms"], row["p99_ms"]) == (2.0, 40.0)
     assert row["thrash_pct"] == 2.0
+
+
+def test_local_streams_merged_percentiles():
+    ls = families.get("local-streams")
+    jobs = [{"read": {"clat_ns": {"bins": {"10": 50, "30": 49}}}},
+            {"read": {"clat_ns": {"bins": {"20": 0, "1000": 1}}}}]
+    assert ls.merged_percentiles(jobs) == {50: 10, 99: 30}
+    assert ls.merged_percentiles(jobs, (99.5, 100)) == {99.5: 1000, 100: 1000}
+    assert ls.merged_percentiles([{"read": {}}]) == {50: 0, 99: 0}
+
+
+def test_local_streams_refuses_a_short_fio_report(tmp_path):
+    cfg = cfg_of(tmp_path, STREAMS, point=1)
+    env = FakeEnv([{"jobs": [{"jobname": "s.0", "read": {"io_bytes": 1, "runtime": 1}}]}], [{}])
+    with pytest.raises(RuntimeError, match="1 jobs for 50 streams"):
+        families.get("local-streams").run_point(env, cfg)
 
 
 def test_local_streams_refuses_files_too_small_for_the_rate(tmp_path):
