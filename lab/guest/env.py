@@ -34,6 +34,7 @@ EXPORT = "/srv/export"
 MNT = "/srv/nfs"
 SRV_IP = "10.9.0.1"
 NULLB = "/sys/kernel/config/nullb"
+MAX_SECTORS = 2560       # 512-byte sectors per request: 1280 KiB (see Disk.create)
 DISK = "labdisk"
 RA_STATS = "/sys/kernel/debug/readahead/stats"
 CGROOT = "/sys/fs/cgroup"
@@ -330,6 +331,11 @@ class Disk:
         write(f"{d}/memory_backed", 1)
         write(f"{d}/size", size_mb)
         write(f"{d}/blocksize", 4096)
+        # A request up to 1280 KiB, what the block layer gives a SATA disk (max_sectors_kb,
+        # BLK_DEF_MAX_SECTORS_CAP). null_blk's own default is BLK_SAFE_MAX_SECTORS, 255 sectors:
+        # every 128 KiB readahead would go out as 127.5 KiB + 512 bytes, two requests that each
+        # pay the completion time, halving what an HDD-like disk serves.
+        write(f"{d}/max_sectors", MAX_SECTORS)
         if latency_us:
             write(f"{d}/irqmode", 2)
             write(f"{d}/completion_nsec", latency_us * 1000)

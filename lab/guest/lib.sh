@@ -46,6 +46,8 @@ lab_storage() {
 	echo 1 >"$d/memory_backed"
 	echo "$size" >"$d/size"
 	echo 4096 >"$d/blocksize"
+	# 1280 KiB per request like a SATA disk, not null_blk's 255 sectors (see env.py Disk.create)
+	echo 2560 >"$d/max_sectors"
 	if [ "$lat" -gt 0 ]; then
 		echo 2 >"$d/irqmode"
 		echo "$lat" >"$d/completion_nsec"
