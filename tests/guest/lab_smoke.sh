@@ -29,11 +29,13 @@ for vers in 3 4.0 4.1 4.2; do
 	tx=$(( $(cat /sys/class/net/srv/statistics/tx_bytes) - tx0 ))
 	[ "$tx" -ge $((24 * 1048576)) ]
 	ok $? "v$vers: the data crossed the veth pair ($tx bytes sent by the server)"
-	head -c 3000000 /dev/urandom >/tmp/w
-	cp /tmp/w "$MNT/written" && sync
-	cmp -s /tmp/w "$EXPORT/written"
+	# A file of its own: the guest shares the host's /tmp, where a fixed name may be taken.
+	w=$(mktemp)
+	head -c 3000000 /dev/urandom >"$w"
+	cp "$w" "$MNT/written" && sync
+	cmp -s "$w" "$EXPORT/written"
 	ok $? "v$vers: a file written by the client lands on the server intact"
-	rm -f "$MNT/written"
+	rm -f "$MNT/written" "$w"
 	umount "$MNT"
 done
 tap_done
