@@ -23,7 +23,7 @@ import importlib
 import re
 from dataclasses import dataclass, field
 
-FAMILIES = ("nfs-read", "local-streams", "nfs-write", "nfs-mount")
+FAMILIES = ("nfs-read", "local-streams", "nfs-write", "nfs-mount", "nfs-mmap")
 
 
 def get(name):

@@ -114,6 +114,7 @@ class FakeEnv:
         self.server = FakeServer(kw.get("server_outputs"))
         self.disk = FakeDisk(kw.get("fs", "ext4"))
         self.point_tag = None
+        self.out = "/out"
 
     def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json"):
         self.fio_calls.append({"args": args, "cgroup": cgroup, "threads": threads, "fmt": fmt})
@@ -121,7 +122,8 @@ class FakeEnv:
 
     def run(self, argv, cgroup=False, **kw):
         self.commands.append(argv)
-        return ""
+        outs = getattr(self, "run_outputs", None)
+        return outs.pop(0) if outs else ""
 
     def read(self, path):
         return str(self.writes.get(path, self.files.get(path, "128")))

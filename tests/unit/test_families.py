@@ -1,5 +1,7 @@
 """Each family's run_point() against a fake environment: what it sets up, what it computes."""
 
+import json
+
 import families
 import pytest
 import scenario
@@ -260,3 +262,73 @@ def test_nfs_read_willneed_counts_bytes_per_call(tmp_path, monkeypatch):
     row = nr.run_point(env, cfg)
     assert row["calls"] == 400 and row["read_kb_per_call"] == 1024.0
     assert env.fio_calls == []     # no warm-up read: not a sequential point
+
+
+# ---------------------------------------------------------------- nfs-mmap
+
+MMAP = """
+description = "x"
+family = "nfs-mmap"
+[link]
+delay_ms = 10
+[workload]
+type = ["read", "seq-willneed", "copy", "exec"]
+"""
+
+
+def scan_out(nbytes, secs, majflt=0):
+    return json.dumps({"bytes": nbytes, "secs": secs, "majflt": majflt, "minflt": 7})
+
+
+def test_nfs_mmap_mapped_scan_point(tmp_path):
+    cfg = cfg_of(tmp_path, MMAP, point=1)
+    assert cfg["workload"]["type"] == "seq-willneed"
+    deltas = {"nfs_read_ops": 50, "nfs_server_read_bytes": 50 << 20, "net_tx_bytes": 53 << 20}
+    env = FakeEnv([], [deltas], rsize="1048576", rtt=20.0, ceiling=90.0)
+    env.run_outputs = [scan_out(1, 2.0), scan_out(50 << 20, 2.0, majflt=3200)]
+    row = families.get("nfs-mmap").run_point(env, cfg)
+    warm, scan = env.commands
+    assert warm[1:3] == ["read", "/srv/nfs/data"] and warm[warm.index("--runtime") + 1] == "2"
+    assert scan[:3] == ["/out/mmapscan", "seq", "/srv/nfs/data"]
+    assert scan[scan.index("--advice") + 1] == "willneed" and scan[scan.index("--willneed-kb") + 1] == "4096"
+    assert scan[scan.index("--bs") + 1] == "4096" and scan[scan.index("--runtime") + 1] == "6"
+    assert env.uncached == [["/srv/nfs/data"]]       # the client's copy only: the server stays warm
+    assert row["mbps"] == round((50 << 20) / 2.0 / 1e6, 2)
+    assert row["mean_read_kb"] == 1024.0 and row["read_amp"] == 1.0 and row["majflt"] == 3200
+    assert row["ra_kb"] == 128 and row["bound_mbps"] == round(2 * 128 * 1024 / 0.02 / 1e6, 1)
+    assert row["checks"] == []
+
+
+def test_nfs_mmap_copy_writes_locally_and_exec_runs_from_the_mount(tmp_path, monkeypatch):
+    import families.nfs_mmap as nm
+
+    cfg = cfg_of(tmp_path, MMAP, point=2)
+    env = FakeEnv([], [{}], rsize="1048576", rtt=20.0)
+    env.run_outputs = [scan_out(1, 1.0), scan_out(1 << 20, 1.0)]
+    nm.run_point(env, cfg)
+    scan = env.commands[-1]
+    assert scan[1] == "copy" and scan[scan.index("--dst") + 1] == "/srv/export/copy-dst"
+    assert "--advice" not in scan
+
+    cfg = cfg_of(tmp_path, MMAP, point=3)
+    ran = []
+    monkeypatch.setattr(nm, "run_exec", lambda env, prog, src: ran.append((prog, src)) or
+                        {"bytes": 33_000_000, "secs": 3.0, "majflt": 900, "minflt": 5})
+    env = FakeEnv([], [{"nfs_server_read_bytes": 16_500_000, "nfs_read_ops": 150}], rsize="1048576", rtt=20.0)
+    env.run_outputs = [scan_out(1, 1.0)]
+    row = nm.run_point(env, cfg)
+    assert ran == [("/srv/nfs/prog", "/srv/nfs/exec-src.c")]
+    assert env.uncached == [["/srv/nfs/prog"]]
+    assert row["mbps"] == 11.0 and row["read_amp"] == 0.5 and row["majflt"] == 900
+
+
+def test_nfs_mmap_refuses_several_clients_and_unknown_types(tmp_path):
+    with pytest.raises(scenario.ScenarioError, match="client.count"):
+        cfg_of(tmp_path, MMAP.replace("[link]", "[client]\ncount = 2\n[link]"))
+    with pytest.raises(scenario.ScenarioError, match="workload.type"):
+        cfg_of(tmp_path, MMAP.replace('"exec"]', '"mmap"]'))
+
+
+def test_nfs_mmap_exec_source_needs_no_headers():
+    src = families.get("nfs-mmap").exec_source(3)
+    assert "#include" not in src and src.count("int f") == 3 and "int main(void)" in src

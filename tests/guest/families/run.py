@@ -2,7 +2,7 @@
 """In the guest: run one small scenario of a family through the real runner, then check
 what its rows say (TAP). Used by tests/guest/lab_family_*.sh, one boot per family.
 
-    run.py NAME     (NAME: streams | write | clients | mount)
+    run.py NAME     (NAME: streams | write | clients | mount | mmap)
 """
 
 import json
@@ -70,6 +70,20 @@ limit = 2000
 count = 2
 [workload]
 runtime_s = 3
+""",
+    # Every workload of nfs-mmap once, on a file small enough to be read whole.
+    "mmap": """
+description = "guest test: nfs-mmap"
+family = "nfs-mmap"
+[server]
+file_mb = 24
+[link]
+delay_ms = 1
+[workload]
+type = ["read", "seq", "seq-sequential", "seq-willneed", "copy", "stride", "random", "exec"]
+ios = 100
+runtime_s = 20
+functions = 5
 """,
     # Every case, with and without an explicit nfs.conf setting; run once per udev mode.
     "mount": """
@@ -150,6 +164,34 @@ def clients():
        f"({r.get('mbps')} <= 1.15 x {r.get('link_mbps')})")
 
 
+def mmap():
+    sc, rc, rows, out = run("mmap")
+    ok(rc == 0, "every point measured")
+    size = 24 << 20
+    for p in sc.points:
+        r, t = rows[p["id"]], p["cfg"]["workload"]["type"]
+        ok(r.get("checks") == "ok", f"{p['id']}: checks ok ({r.get('checks', r.get('error'))})")
+        if "error" in r:
+            continue
+        served = r.get("nfs_server_read_bytes", 0)
+        if t in ("read", "seq", "seq-sequential", "seq-willneed", "copy"):
+            ok(r["app_bytes"] == size, f"{p['id']}: the whole file was used ({r['app_bytes']} bytes)")
+            ok(size <= served <= 1.05 * size, f"{p['id']}: it came over NFS once ({served} bytes READ)")
+        if t == "stride":
+            ok(r["app_bytes"] == size // 16, f"{p['id']}: 4 KiB of every 64 KiB used ({r['app_bytes']})")
+        if t == "random":
+            ok(r["app_bytes"] == 100 * 4096, f"{p['id']}: 100 random accesses ({r['app_bytes']})")
+        if t == "exec":
+            # READ covers the binary and the source file it compiles (a few hundred bytes)
+            ok(r["app_bytes"] > 10 << 20 and 0 < served <= r["app_bytes"] + (64 << 10),
+               f"{p['id']}: cc1 ({r['app_bytes']} bytes) ran from the mount, {served} bytes READ")
+        # seq-willneed's advice reads ahead of the scan: its faults find the pages and are minor
+        if t not in ("read", "seq-willneed"):
+            ok(r.get("majflt", 0) > 0, f"{p['id']}: {r.get('majflt')} major faults")
+        ok(r.get("read_ops", 0) > 0 and r.get("mean_read_kb", 0) > 0,
+           f"{p['id']}: {r.get('read_ops')} READs of {r.get('mean_read_kb')} KiB on average")
+
+
 def udev_dir():
     for line in Path(os.environ["LAB_OUT"], "kernel.env").read_text().splitlines():
         if line.startswith("LAB_UDEV="):
@@ -209,6 +251,6 @@ def mount():
 
 
 if __name__ == "__main__":
-    {"streams": streams, "write": write, "clients": clients, "mount": mount}[sys.argv[1]]()
+    {"streams": streams, "write": write, "clients": clients, "mount": mount, "mmap": mmap}[sys.argv[1]]()
     print(f"1..{N}")
     sys.exit(1 if FAILED else 0)
