@@ -14,6 +14,8 @@ and the mapped scans run the same loop and differ only in how they reach the dat
   random   touch bs at `ios` random places
   copy     write() the mapping into a local file bs at a time (cp through mmap: the faults
            are taken inside the kernel's copy from the mapping)
+  threads  (read and seq types) N threads through one open file and one mapping, each reading
+           its own part: streams that share the file's readahead state, interleaved
   exec     run a large binary from the mount (`binary`, default gcc's cc1, 33 MB) on a small
            generated C file: a loader's faults, many pages touched once
 
@@ -28,12 +30,13 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from families import LINK, Choice, Int, Param, Size, bytes_of, client_params, disk_params, mount_opts
+from families import LINK, Choice, Int, Param, Size, bytes_of, client_params, disk_params, largest, mount_opts
 
 NAME = "nfs-mmap"
 NEEDS = ("disk", "nfs", "link")
 TYPES = ("read", "seq", "seq-sequential", "seq-willneed", "stride", "random", "copy", "exec")
 SCANS = ("seq", "seq-sequential", "seq-willneed", "copy")    # compared with read()
+THREADED = ("read", "seq", "seq-sequential", "seq-willneed")
 TABLES = {
     "server": {
         **disk_params(),
@@ -53,6 +56,8 @@ TABLES = {
         "willneed_kb": Int(4096, 4, 1 << 20, axis=False,
                            doc="seq-willneed: the scan advises each chunk of this size one chunk ahead"),
         "ios": Int(1000, 1, 10000000, axis=False, doc="random: accesses"),
+        "threads": Int(1, 1, 64, doc="read, seq, seq-*: threads through one open file and mapping, "
+                       "each reading its own equal part"),
         "runtime_s": Int(6, 1, 600, axis=False, doc="stop a scan after this long (exec runs to the end)"),
         "binary": Param("/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "str", axis=False,
                         doc="exec: the program copied to the export and run from the mount"),
@@ -60,7 +65,7 @@ TABLES = {
     },
 }
 AXIS_ORDER = ("client.nfs_version", "client.rsize_kb", "link.delay_ms", "client.read_ahead_kb",
-              "workload.type", "workload.bs", "workload.stride_kb")
+              "workload.threads", "workload.type", "workload.bs", "workload.stride_kb")
 SAMPLE_MS = 0
 PRIMARY = "mbps"
 AB_EXTRA = ("mean_read_kb", "read_amp", "majflt")
@@ -82,6 +87,10 @@ EXEC_SRC = "exec-src.c"
 
 
 def check(c, doc):
+    wl = doc["workload"]
+    types = wl["type"] if isinstance(wl["type"], list) else [wl["type"]]
+    if largest(wl["threads"]) > 1 and any(t not in THREADED for t in types):
+        c.fail("workload.threads", f"several threads need types among {', '.join(THREADED)}")
     cl = doc["client"]
     if cl["count"] != 1:
         c.fail("client.count", "nfs-mmap runs one client")
@@ -120,7 +129,7 @@ def setup(env, plan):
     srv, wl = doc["server"], doc["workload"]
     t0 = time.monotonic()
     src = Path(__file__).resolve().parent.parent / "guest" / "mmapscan.c"
-    run(["gcc", "-O2", "-o", str(tool_path(env)), str(src)], what="gcc mmapscan.c")
+    run(["gcc", "-O2", "-pthread", "-o", str(tool_path(env)), str(src)], what="gcc mmapscan.c")
     fill_file(env.server.path("data"), srv["file_mb"], seed=0)
     types = {p["cfg"]["workload"]["type"] for p in plan["points"]}
     if "exec" in types:
@@ -149,6 +158,8 @@ def scan_args(tool, cfg, path, dst):
         a += ["--advice", advice, "--willneed-kb", str(wl["willneed_kb"])]
     if mode == "copy":
         a += ["--dst", dst]
+    if wl.get("threads", 1) > 1:
+        a += ["--threads", str(wl["threads"])]
     if wl["type"] == "stride":
         a += ["--stride", str(wl["stride_kb"] * 1024)]
     if wl["type"] == "random":

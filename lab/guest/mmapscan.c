@@ -20,12 +20,15 @@
  *     --ios N        random: accesses (default 1000)
  *     --runtime S    stop after S seconds (default 0: the whole file, or --ios)
  *     --seed N       random: seed (default 1)
+ *     --threads N    read, seq: N threads through one open file (and one mapping), thread i
+ *                    reading the i-th of N equal parts of the file (default 1)
  *
  * Sizes take k, m, g suffixes. Errors name the problem and exit 2.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,105 +85,42 @@ static uint64_t rnd(void)
 	return rnd_state * 2685821657736338717ULL;
 }
 
-int main(int argc, char **argv)
+/* what every thread needs, set once by main() */
+static unsigned long long bs = 4096, stride = 65536, ios = 1000, wn = 4096 << 10, size;
+static const char *mode, *file, *advice = "none", *dst;
+static double runtime, t0;
+static char *map;
+static int fd, dfd = -1;
+
+struct part {
+	unsigned long long from, to, used, n;
+};
+
+/* Scan [from, to) of the file as the mode says; one thread each. */
+static void *scan_part(void *arg)
 {
-	unsigned long long bs = 4096, stride = 65536, ios = 1000, wn = 4096 << 10, seed = 1;
-	unsigned long long size, off, used = 0, n = 0, advised = 0;
-	const char *mode, *file, *advice = "none", *dst = NULL;
-	double runtime = 0, t0, secs;
-	struct rusage ru0, ru1;
-	char *map = NULL, *buf;
+	struct part *pt = arg;
+	unsigned long long off = pt->from, advised = pt->from, n;
 	volatile unsigned long sink = 0;
-	struct stat st;
-	int fd, dfd = -1, i;
+	char *buf = malloc(bs);
 
-	if (argc < 3)
-		die("usage: mmapscan read|seq|stride|random|copy FILE [options]%s", "");
-	mode = argv[1];
-	file = argv[2];
-	for (i = 3; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!v)
-			die("%s needs a value", o);
-		if (!strcmp(o, "--bs"))
-			bs = size_arg(o, v);
-		else if (!strcmp(o, "--stride"))
-			stride = size_arg(o, v);
-		else if (!strcmp(o, "--ios"))
-			ios = size_arg(o, v);
-		else if (!strcmp(o, "--willneed-kb"))
-			wn = size_arg(o, v) << 10;
-		else if (!strcmp(o, "--seed"))
-			seed = size_arg(o, v);
-		else if (!strcmp(o, "--runtime"))
-			runtime = (double)size_arg(o, v);
-		else if (!strcmp(o, "--advice"))
-			advice = v;
-		else if (!strcmp(o, "--dst"))
-			dst = v;
-		else
-			die("unknown option %s", o);
-		i++;
-	}
-	if (strcmp(mode, "read") && strcmp(mode, "seq") && strcmp(mode, "stride") &&
-	    strcmp(mode, "random") && strcmp(mode, "copy"))
-		die("unknown mode '%s' (read, seq, stride, random, copy)", mode);
-	if (!bs || bs > (1ULL << 30) || !stride || !wn)
-		die("%s", "--bs, --stride and --willneed-kb must be above 0 (bs at most 1g)");
-	if (!strcmp(mode, "copy") && !dst)
-		die("%s", "copy needs --dst");
-	fd = open(file, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st))
-		die("cannot open %s", file);
-	size = st.st_size;
-	if (size < bs)
-		die("%s is smaller than --bs", file);
-	buf = malloc(bs);
 	if (!buf)
 		die("%s", "out of memory");
 	memset(buf, 0, bs);
-	if (dst) {
-		dfd = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (dfd < 0)
-			die("cannot open %s", dst);
-	}
-	rnd_state = seed * 0x9E3779B97F4A7C15ULL + 1;
-
-	getrusage(RUSAGE_SELF, &ru0);
-	t0 = now();
-	if (strcmp(mode, "read")) {
-		int adv = -1;
-
-		map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-		if (map == MAP_FAILED)
-			die("cannot map %s", file);
-		if (!strcmp(advice, "sequential"))
-			adv = MADV_SEQUENTIAL;
-		else if (!strcmp(advice, "random"))
-			adv = MADV_RANDOM;
-		else if (strcmp(advice, "none") && strcmp(advice, "willneed"))
-			die("unknown --advice '%s' (none, sequential, random, willneed)", advice);
-		if (adv >= 0 && madvise(map, size, adv))
-			die("madvise(%s) failed", advice);
-	} else if (strcmp(advice, "none")) {
-		die("--advice is for the mapped modes, not '%s'", advice);
-	}
-
-	for (off = 0;; n++) {
+	for (n = 0;; n++) {
 		if (!strcmp(mode, "random")) {
 			if (n >= ios)
 				break;
 			off = (rnd() % (size / bs)) * bs;
-		} else if (off + bs > size) {
+		} else if (off + bs > pt->to) {
 			break;
 		}
 		if (runtime && (n & 63) == 0 && now() - t0 >= runtime)
 			break;
 		if (map && !strcmp(advice, "willneed")) {
 			/* keep the next chunk advised before the scan gets there */
-			while (advised < size && advised < (off / wn + 2) * wn) {
-				unsigned long long len = advised + wn > size ? size - advised : wn;
+			while (advised < pt->to && advised < (off / wn + 2) * wn) {
+				unsigned long long len = advised + wn > pt->to ? pt->to - advised : wn;
 
 				if (madvise(map + advised, len, MADV_WILLNEED))
 					die("%s", "madvise(willneed) failed");
@@ -199,9 +139,121 @@ int main(int argc, char **argv)
 			memcpy(buf, map + off, bs);
 			sink += buf[0];
 		}
-		used += bs;
+		pt->used += bs;
 		if (strcmp(mode, "random"))
 			off += strcmp(mode, "stride") ? bs : stride;
+	}
+	pt->n = n;
+	free(buf);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long seed = 1, used = 0, n = 0, nthreads = 1;
+	struct rusage ru0, ru1;
+	struct stat st;
+	double secs;
+	int i;
+
+	if (argc < 3)
+		die("usage: mmapscan read|seq|stride|random|copy FILE [options]%s", "");
+	mode = argv[1];
+	file = argv[2];
+	for (i = 3; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v)
+			die("%s needs a value", o);
+		if (!strcmp(o, "--bs"))
+			bs = size_arg(o, v);
+		else if (!strcmp(o, "--stride"))
+			stride = size_arg(o, v);
+		else if (!strcmp(o, "--ios"))
+			ios = size_arg(o, v);
+		else if (!strcmp(o, "--willneed-kb"))
+			wn = size_arg(o, v) << 10;
+		else if (!strcmp(o, "--threads"))
+			nthreads = size_arg(o, v);
+		else if (!strcmp(o, "--seed"))
+			seed = size_arg(o, v);
+		else if (!strcmp(o, "--runtime"))
+			runtime = (double)size_arg(o, v);
+		else if (!strcmp(o, "--advice"))
+			advice = v;
+		else if (!strcmp(o, "--dst"))
+			dst = v;
+		else
+			die("unknown option %s", o);
+		i++;
+	}
+	if (strcmp(mode, "read") && strcmp(mode, "seq") && strcmp(mode, "stride") &&
+	    strcmp(mode, "random") && strcmp(mode, "copy"))
+		die("unknown mode '%s' (read, seq, stride, random, copy)", mode);
+	if (!bs || bs > (1ULL << 30) || !stride || !wn)
+		die("%s", "--bs, --stride and --willneed-kb must be above 0 (bs at most 1g)");
+	if (!nthreads || nthreads > 64)
+		die("%s", "--threads must be 1 to 64");
+	if (!strcmp(mode, "copy") && !dst)
+		die("%s", "copy needs --dst");
+	fd = open(file, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		die("cannot open %s", file);
+	size = st.st_size;
+	if (size < bs)
+		die("%s is smaller than --bs", file);
+	if (dst) {
+		dfd = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (dfd < 0)
+			die("cannot open %s", dst);
+	}
+	rnd_state = seed * 0x9E3779B97F4A7C15ULL + 1;
+
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = now();
+	map = NULL;
+	if (strcmp(mode, "read")) {
+		int adv = -1;
+
+		map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED)
+			die("cannot map %s", file);
+		if (!strcmp(advice, "sequential"))
+			adv = MADV_SEQUENTIAL;
+		else if (!strcmp(advice, "random"))
+			adv = MADV_RANDOM;
+		else if (strcmp(advice, "none") && strcmp(advice, "willneed"))
+			die("unknown --advice '%s' (none, sequential, random, willneed)", advice);
+		if (adv >= 0 && madvise(map, size, adv))
+			die("madvise(%s) failed", advice);
+	} else if (strcmp(advice, "none")) {
+		die("--advice is for the mapped modes, not '%s'", advice);
+	}
+
+	if (nthreads > 1) {
+		pthread_t tid[64];
+		struct part parts[64];
+
+		if (strcmp(mode, "read") && strcmp(mode, "seq"))
+			die("%s", "--threads is for read and seq");
+		memset(parts, 0, sizeof(parts));
+		for (i = 0; i < (int)nthreads; i++) {
+			parts[i].from = size / nthreads * i / bs * bs;
+			parts[i].to = i + 1 == (int)nthreads ? size : size / nthreads * (i + 1) / bs * bs;
+			if (pthread_create(&tid[i], NULL, scan_part, &parts[i]))
+				die("%s", "pthread_create failed");
+		}
+		for (i = 0; i < (int)nthreads; i++) {
+			pthread_join(tid[i], NULL);
+			used += parts[i].used;
+			n += parts[i].n;
+		}
+	} else {
+		struct part all = { .from = 0, .to = size };
+
+		scan_part(&all);
+		used = all.used;
+		n = all.n;
 	}
 	secs = now() - t0;
 	getrusage(RUSAGE_SELF, &ru1);

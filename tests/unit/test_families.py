@@ -329,6 +329,18 @@ def test_nfs_mmap_refuses_several_clients_and_unknown_types(tmp_path):
         cfg_of(tmp_path, MMAP.replace('"exec"]', '"mmap"]'))
 
 
+def test_nfs_mmap_threads_only_for_scans_of_the_file(tmp_path):
+    text = MMAP.replace('type = ["read", "seq-willneed", "copy", "exec"]', 'type = ["read", "seq"]\nthreads = 2')
+    cfg = cfg_of(tmp_path, text, point=1)
+    env = FakeEnv([], [{}], rsize="1048576", rtt=20.0)
+    env.run_outputs = [scan_out(1, 1.0), scan_out(1 << 20, 1.0)]
+    families.get("nfs-mmap").run_point(env, cfg)
+    scan = env.commands[-1]
+    assert scan[1] == "seq" and scan[scan.index("--threads") + 1] == "2"
+    with pytest.raises(scenario.ScenarioError, match="workload.threads"):
+        cfg_of(tmp_path, MMAP.replace("[workload]", "[workload]\nthreads = 2"))
+
+
 def test_nfs_mmap_exec_source_needs_no_headers():
     src = families.get("nfs-mmap").exec_source(3)
     assert "#include" not in src and src.count("int f") == 3 and "int main(void)" in src
