@@ -150,6 +150,27 @@ LINK = {
 }
 
 
+def check_disk(c, table, t):
+    """Refuse a disk latency or bandwidth cap on tmpfs (c.fail names `table`.fs)."""
+    if t["fs"] == "tmpfs" and (t["disk_latency_us"] or t["disk_mbps"]):
+        c.fail(f"{table}.fs", "tmpfs has no disk: disk_latency_us and disk_mbps need ext4 or xfs")
+
+
+def read_ahead_kb_param():
+    """[client] read_ahead_kb of the families that read over NFS."""
+    return Int("default", 0, 1048576, special=("default",),
+               doc="written to the mount's bdi before the point ('default': what the kernel chose)")
+
+
+def mount_checked(client, cl, fresh):
+    """Mount as the [client] table says and refuse a mount without the rsize asked for
+    (the server may grant less)."""
+    client.mount(cl["nfs_version"], mount_opts(cl), fresh=fresh)
+    got = int(client.option("rsize"))
+    if got != cl["rsize_kb"] * 1024:
+        raise RuntimeError(f"asked for rsize {cl['rsize_kb'] * 1024}, the mount has {got}")
+
+
 def mount_opts(cl):
     """The mount options a [client] table asks for: rsize, then its extra mount_opts."""
     return f"rsize={cl['rsize_kb'] * 1024}" + (f",{cl['mount_opts']}" if cl["mount_opts"] else "")

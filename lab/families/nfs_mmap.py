@@ -30,7 +30,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from families import LINK, Choice, Int, Param, Size, bytes_of, client_params, disk_params, largest, mount_opts
+from families import (LINK, Choice, Int, Param, Size, bytes_of, check_disk, client_params, disk_params, largest,
+                      mount_checked, read_ahead_kb_param)
 
 NAME = "nfs-mmap"
 NEEDS = ("disk", "nfs", "link")
@@ -46,8 +47,7 @@ TABLES = {
     "link": LINK,
     "client": {
         **client_params(),
-        "read_ahead_kb": Int("default", 0, 1048576, special=("default",),
-                             doc="written to the mount's bdi before the point ('default': what the kernel chose)"),
+        "read_ahead_kb": read_ahead_kb_param(),
     },
     "workload": {
         "type": Choice("seq", TYPES, doc="what is read and how (see the module's docstring)"),
@@ -94,8 +94,7 @@ def check(c, doc):
     cl = doc["client"]
     if cl["count"] != 1:
         c.fail("client.count", "nfs-mmap runs one client")
-    if doc["server"]["fs"] == "tmpfs" and (doc["server"]["disk_latency_us"] or doc["server"]["disk_mbps"]):
-        c.fail("server.fs", "tmpfs has no disk: disk_latency_us and disk_mbps need ext4 or xfs")
+    check_disk(c, "server", doc["server"])
 
 
 def data_mb(doc):
@@ -193,10 +192,7 @@ def run_point(env, cfg):
     cl, lk, wl = cfg["client"], cfg["link"], cfg["workload"]
     ra = cl["read_ahead_kb"]
     c = env.clients[0]
-    c.mount(cl["nfs_version"], mount_opts(cl), fresh=(ra == "default"))
-    got = int(c.option("rsize"))
-    if got != cl["rsize_kb"] * 1024:
-        raise RuntimeError(f"asked for rsize {cl['rsize_kb'] * 1024}, the mount has {got}")
+    mount_checked(c, cl, fresh=(ra == "default"))
     tool = tool_path(env)
     data = c.path("data")
     if env.link.set_delay(lk["delay_ms"]):

@@ -16,7 +16,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from families import LINK, Bool, Choice, Int, Size, bytes_of, client_params, disk_params, largest, mount_opts
+from families import (LINK, Bool, Choice, Int, Size, bytes_of, check_disk, client_params, disk_params, largest,
+                      mount_checked, read_ahead_kb_param)
 
 NAME = "nfs-read"
 NEEDS = ("disk", "nfs", "link")
@@ -34,8 +35,7 @@ TABLES = {
     "link": LINK,
     "client": {
         **client_params(),
-        "read_ahead_kb": Int("default", 0, 1048576, special=("default",),
-                             doc="written to the mount's bdi before the point ('default': what the kernel chose)"),
+        "read_ahead_kb": read_ahead_kb_param(),
     },
     "workload": {
         "type": Choice("seqread", WORKLOADS, axis=False),
@@ -69,8 +69,7 @@ METRICS = {
 
 
 def check(c, doc):
-    if doc["server"]["fs"] == "tmpfs" and (doc["server"]["disk_latency_us"] or doc["server"]["disk_mbps"]):
-        c.fail("server.fs", "tmpfs has no disk: disk_latency_us and disk_mbps need ext4 or xfs")
+    check_disk(c, "server", doc["server"])
     wl = doc["workload"]
     if wl["ios"] and wl["type"] not in ("randread", "mmaprand"):
         c.fail("workload.ios", "only randread and mmaprand stop after a number of reads")
@@ -245,14 +244,10 @@ def run_point(env, cfg):
     bs, ra, n = cfg["workload"]["bs"], cl["read_ahead_kb"], cl["count"]
     t0 = time.monotonic()
     clients = env.clients[:n]
-    opts = mount_opts(cl)
     for c in env.clients[n:]:
         c.umount()
     for c in clients:
-        c.mount(cl["nfs_version"], opts, fresh=(ra == "default"))
-        got = int(c.option("rsize"))
-        if got != cl["rsize_kb"] * 1024:
-            raise RuntimeError(f"asked for rsize {cl['rsize_kb'] * 1024}, the mount has {got}")
+        mount_checked(c, cl, fresh=(ra == "default"))
     if env.link.set_delay(lk["delay_ms"]) and wl["type"] == "seqread":
         # The first point after a delay change (after iperf3, on a fresh mount) ran far slower
         # than the same point later at 100 ms RTT: 2.4-7.1 against 27-29 MB/s for 4 KiB reads
