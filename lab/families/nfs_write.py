@@ -23,6 +23,9 @@ TABLES = {
         "age_pct": Int(0, 0, 80, doc="before writing, fill this % of the disk with 64 KiB-1 MiB files and "
                        "delete every other one (a fragmented free space); 0: a fresh filesystem"),
         "disk_mb": Int(0, 0, 16384, axis=False, doc="disk size, MiB (0: the data plus a quarter, at least 1 GiB)"),
+        "prealloc_kb": Int(-1, -1, 1 << 20, doc="nfsd write preallocation (the series' nfsd.nfsd_prealloc): "
+                           "0 off, N > 0 on with nfsd_prealloc_len N KiB, -1 the kernel's defaults; a kernel "
+                           "without the parameters (stock) runs as it is and records prealloc_kb = -2"),
     },
     "link": LINK,
     "client": {**client_params(), "wsize_kb": Choice(1024, (4, 8, 16, 32, 64, 128, 256, 512, 1024))},
@@ -52,6 +55,9 @@ METRICS = {
     "nfs_commit_ops": "COMMIT RPCs",
     "mean_commit_kb": "KiB written per COMMIT (server write bytes / COMMITs)",
     "rb_disk_read_ios": "read requests the server disk served during the read-back",
+    "extents_per_gib_closed": "extents per GiB once the client unmounted and nfsd closed the files",
+    "space_ratio_closed": "blocks the files take / their size, once nfsd closed them",
+    "prealloc_kb": "nfsd write preallocation in force (0 off, -2 a kernel without it)",
 }
 
 
@@ -138,9 +144,45 @@ def prepare_disk(env, cfg):
                 time.sleep(0.5)   # nfsd's file cache still holds a file of the old filesystem
         env.server.reexport()
     env.fresh = False
+    cfg_prealloc(env, cfg["server"]["prealloc_kb"])
     if cfg["server"]["age_pct"]:
         age(env, cfg["server"]["age_pct"])
     env.run(["sync"])
+
+
+PREALLOC = "/sys/module/nfsd/parameters/nfsd_prealloc"
+
+
+def cfg_prealloc(env, kb):
+    """Set nfsd's write preallocation for the point (env.prealloc_kb: the KiB in force, 0
+    off, -2 a kernel without it)."""
+    try:
+        env.read(PREALLOC)
+    except OSError:
+        env.prealloc_kb = -2
+        return
+    if kb > 0:
+        env.write(PREALLOC + "_len", kb * 1024)
+        env.write(PREALLOC, "1")
+    elif kb == 0:
+        env.write(PREALLOC, "0")
+    on = env.read(PREALLOC) in ("Y", "1")
+    env.prealloc_kb = int(env.read(PREALLOC + "_len")) // 1024 if on else 0
+
+
+def settle_closed(env, paths, secs=15):
+    """Wait until nfsd has closed the files for good (the client unmounted; NFSv3 files stay
+    open a few seconds): until they take no more than their size (plus a little), or for
+    secs. Returns (extents, used, size, seconds waited)."""
+    import time  # noqa: PLC0415
+
+    t0 = time.monotonic()
+    while True:
+        n_ext, used, size = extents(env, paths)
+        waited = time.monotonic() - t0
+        if used <= size + len(paths) * 4096 * 16 or waited >= secs:
+            return n_ext, used, size, round(waited, 1)
+        time.sleep(1)
 
 
 def fio_write(path, wl):
@@ -220,6 +262,18 @@ def run_point(env, cfg):
         for k in ("disk_read_ios", "disk_read_bytes", "nfs_read_ops", "vm_pgmajfault"):
             if k in r:
                 row[f"rb_{k}"] = r[k]
+    # What the files take once nfsd closed them for good (preallocation given back).
+    c.umount()
+    c_ext, c_used, c_size, waited = settle_closed(env, srv_paths)
+    row.update({
+        "prealloc_kb": getattr(env, "prealloc_kb", -2),
+        "extents_closed": c_ext,
+        "extents_per_gib_closed": round(c_ext / (c_size / 2**30), 1) if c_size else None,
+        "space_ratio_closed": round(c_used / c_size, 4) if c_size else None,
+        "close_wait_s": waited,
+    })
+    if c_size and c_used > c_size + n * 4096 * 16:
+        checks.append(f"after close the files take {c_used} bytes for {c_size}")
     if d.get("net_drops"):
         checks.append(f"{d['net_drops']} netem drops")
     row["checks"] = checks
