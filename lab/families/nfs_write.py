@@ -73,9 +73,13 @@ def data_mb(doc, points=()):
 
 
 def disk_mb(doc, points=()):
+    """The data plus a quarter, at least 1 GiB, on top of what aging leaves: age() fills
+    age_pct % of the disk and deletes every other file, so about age_pct / 2 % stays."""
     if doc["server"]["disk_mb"]:
         return doc["server"]["disk_mb"]
-    return max(1024, data_mb(doc, points) * 5 // 4 + 128)
+    ages = [p["cfg"]["server"]["age_pct"] for p in points] or [largest(doc["server"]["age_pct"])]
+    free = 1 - max(ages) / 200
+    return max(1024, int((data_mb(doc, points) * 5 // 4 + 128) / free))
 
 
 def guest_memory_mb(doc):

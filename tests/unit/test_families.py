@@ -344,3 +344,18 @@ def test_nfs_mmap_threads_only_for_scans_of_the_file(tmp_path):
 def test_nfs_mmap_exec_source_needs_no_headers():
     src = families.get("nfs-mmap").exec_source(3)
     assert "#include" not in src and src.count("int f") == 3 and "int main(void)" in src
+
+
+def test_nfs_write_disk_leaves_room_after_aging(tmp_path):
+    """age() leaves about age_pct / 2 % of the disk taken: the data must still fit."""
+    nw = families.get("nfs-write")
+    text = WRITE.replace("writers = 2", "writers = 16").replace('fs = ["ext4", "xfs"]', 'fs = "ext4"')
+    p = tmp_path / "s.toml"
+    p.write_text(text)
+    fresh = scenario.load(str(p))
+    p.write_text(text.replace('fs = "ext4"', 'fs = "ext4"\nage_pct = 60'))
+    aged = scenario.load(str(p))
+    need = 16 * 64 * 5 // 4 + 128
+    assert nw.disk_mb(fresh.doc, fresh.points) >= need
+    assert nw.disk_mb(aged.doc, aged.points) * (1 - 0.6 / 2) >= need - 1
+    assert nw.disk_mb(aged.doc, aged.points) > nw.disk_mb(fresh.doc, fresh.points)
