@@ -611,9 +611,37 @@ class Udev:
         self.settle()
 
     def stop(self):
+        """Stop udevd and wait until it and its workers are gone: a worker still running
+        would handle the next mount's event (with the installed nfsrahead, once the
+        companion's bind mount is gone), which made "udev off" cases flaky."""
         if self.mode == "off":
             return
-        self.udevadm("control", "--exit")
+        self.udevadm("control", "--exit", check=False)
+
+        def alive():
+            """udevd processes that still run (the guest's init does not reap, so the ones
+            that exited stay as zombies, which pgrep would count)."""
+            n = 0
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    stat = Path(f"/proc/{pid}/stat").read_text()
+                except OSError:
+                    continue
+                comm, state = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2]
+                n += comm == "systemd-udevd" and state != "Z"
+            return n
+
+        def gone(secs):
+            end = time.monotonic() + secs
+            while alive():
+                if time.monotonic() > end:
+                    return False
+                time.sleep(0.1)
+            return True
+        if not gone(2):
+            run(["pkill", "-9", "-x", "systemd-udevd"], check=False)
+            if not gone(5):
+                raise RuntimeError("systemd-udevd does not go away, even with SIGKILL")
         if self.mode == "companion":
             run(["umount", NFSRAHEAD])
         self.mode = "off"
