@@ -155,6 +155,7 @@ def prepare_disk(env, cfg):
 
 
 PREALLOC = "/sys/module/nfsd/parameters/nfsd_prealloc"
+CLOSED_SLACK = 16 * 4096    # bytes a closed file may take beyond its size (metadata blocks)
 
 
 def cfg_prealloc(env, kb):
@@ -184,7 +185,7 @@ def settle_closed(env, paths, secs=15):
     while True:
         n_ext, used, size = extents(env, paths)
         waited = time.monotonic() - t0
-        if used <= size + len(paths) * 4096 * 16 or waited >= secs:
+        if used <= size + len(paths) * CLOSED_SLACK or waited >= secs:
             return n_ext, used, size, round(waited, 1)
         time.sleep(1)
 
@@ -276,7 +277,7 @@ def run_point(env, cfg):
         "space_ratio_closed": round(c_used / c_size, 4) if c_size else None,
         "close_wait_s": waited,
     })
-    if c_size and c_used > c_size + n * 4096 * 16:
+    if c_size and c_used > c_size + n * CLOSED_SLACK:
         checks.append(f"after close the files take {c_used} bytes for {c_size}")
     if d.get("net_drops"):
         checks.append(f"{d['net_drops']} netem drops")

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Minimal TAP producer for in-guest tests (sourced).
 #   ok COND_EXIT_STATUS "description"   |   is GOT WANT "description"   |   tap_done
+#   run_ks NAME CMD... (a kselftest)     |   no_splat
 TAP_N=0
 TAP_FAIL=0
 ok() {
@@ -25,6 +26,24 @@ is() {
 }
 diag() { echo "# $*"; }
 skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - # SKIP $*"; }
+# run_ks NAME CMD...: run a kselftest program, its TAP indented, and check that it passed
+# with every test run.
+run_ks() {
+	local name=$1
+	shift
+	"$@" >/tmp/ks.out 2>&1
+	local rc=$?
+	sed 's/^/    /' /tmp/ks.out
+	ok "$rc" "$name"
+	grep -qE "^# Totals: pass:[1-9][0-9]* fail:0 .*skip:0 error:0" /tmp/ks.out
+	ok $? "$name: every test ran (none skipped)"
+}
+# no_splat: the kernel logged no BUG, WARNING, oops, KASAN or lockdep report (since boot, or
+# since the test's `dmesg -C`).
+no_splat() {
+	! dmesg | grep -qE 'BUG|WARNING|Oops|KASAN|lockdep|circular locking|general protection'
+	ok $? "no kernel splat"
+}
 tap_done() {
 	echo "1..$TAP_N"
 	[ "$TAP_FAIL" -eq 0 ]

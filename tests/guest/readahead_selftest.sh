@@ -19,18 +19,6 @@ lab_link 1
 lab_nfsd
 lab_mount 4.2 rsize=1048576
 
-# run_ks NAME CMD...: run a kselftest program, its TAP indented, and check that it passed
-# with every test run.
-run_ks() {
-	local name=$1
-	shift
-	"$@" >/tmp/ks.out 2>&1
-	local rc=$?
-	sed 's/^/    /' /tmp/ks.out
-	ok "$rc" "$name"
-	grep -qE "^# Totals: pass:[1-9][0-9]* fail:0 .*skip:0 error:0" /tmp/ks.out
-	ok $? "$name: every test ran (none skipped)"
-}
 
 for where in "ext4:$EXPORT" "nfs:$MNT"; do
 	name=${where%%:*} d=${where#*:}
