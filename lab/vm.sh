@@ -6,7 +6,10 @@
 # The guest sees the host's root read-only (9p + tmpfs overlays) and OUTDIR read-write.
 # CMD's output goes to OUTDIR/guest.log and its exit status to OUTDIR/rc, which this script
 # returns; vng's own exit status and stdout are not trusted (see LAB-NOTES). The console
-# log is kept in OUTDIR/console.log. KVM is used only where a vendor KVM module is loaded
+# log is kept in OUTDIR/console.log (with the kernel's messages when LAB_CONSOLE=1, for a guest
+# that panics). The guest's dmesg (OUTDIR/dmesg.log) is scanned for kernel bug reports
+# (lab/splat.sh): any makes the run fail, with the reports in OUTDIR/splats.log.
+# KVM is used only where a vendor KVM module is loaded
 # (a PVM /dev/kvm cannot run stock kernels); otherwise TCG. LAB_ACCEL=kvm|tcg overrides.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +37,9 @@ case "$accel" in kvm) kvmflag=() ;; tcg) kvmflag=(--disable-kvm) ;; *) die "LAB_
 
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-rm -f "$outdir/rc" "$outdir/guest.log"
+rm -f "$outdir/rc" "$outdir/guest.log" "$outdir/dmesg.log" "$outdir/splats.log"
+verbose=()
+[ "${LAB_CONSOLE:-0}" = 1 ] && verbose=(--verbose)
 echo "$accel" >"$outdir/accel"
 # The command line, quoted for the guest shell.
 cmd=$(printf '%q ' "$REPO_DIR/lab/guest/run.sh" "$outdir" "$@")
@@ -47,7 +52,7 @@ start=$(date +%s)
 # --foreground it would signal vng alone and leave QEMU running.) It runs in the background
 # so that the trap below fires at once when this script is interrupted or killed.
 set +e
-timeout -k 10 "$timeout_s" "$vng" --run "$kernel" "${kvmflag[@]}" --force-9p \
+timeout -k 10 "$timeout_s" "$vng" --run "$kernel" "${kvmflag[@]}" --force-9p "${verbose[@]}" \
 	--cpus "${LAB_CPUS:-2}" --memory "${LAB_MEM:-5G}" --rwdir "$outdir" --cwd / \
 	--append "${LAB_APPEND:-}" --exec "$cmd" </dev/null >"$outdir/console.log" 2>&1 &
 tpid=$!
@@ -59,9 +64,19 @@ set -e
 took=$(( $(date +%s) - start ))
 if [ ! -f "$outdir/rc" ]; then
 	tail -n 30 "$outdir/console.log" >&2
+	"$LAB_DIR/splat.sh" "$outdir/console.log" "$outdir/splats.log" ||
+		say "vm: kernel bug report on the console; see $outdir/splats.log"
 	[ $vrc -eq 124 ] && die "guest timed out after ${timeout_s}s ($kernel); console: $outdir/console.log"
 	die "guest did not report an exit status (vng rc $vrc, $accel, ${took}s); console: $outdir/console.log"
 fi
 rc=$(cat "$outdir/rc")
 say "vm: $target guest exited $rc after ${took}s ($accel)"
+if [ ! -s "$outdir/dmesg.log" ]; then
+	say "vm: error: the guest left no kernel log ($outdir/dmesg.log)"
+	[ "$rc" -ne 0 ] || rc=1
+elif ! "$LAB_DIR/splat.sh" "$outdir/dmesg.log" "$outdir/splats.log"; then
+	grep '^#' "$outdir/splats.log" >&2
+	say "vm: error: kernel bug report(s) in the guest's log; see $outdir/splats.log"
+	[ "$rc" -ne 0 ] || rc=1
+fi
 exit "$rc"

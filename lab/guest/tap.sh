@@ -38,11 +38,13 @@ run_ks() {
 	grep -qE "^# Totals: pass:[1-9][0-9]* fail:0 .*skip:0 error:0" /tmp/ks.out
 	ok $? "$name: every test ran (none skipped)"
 }
-# no_splat: the kernel logged no BUG, WARNING, oops, KASAN or lockdep report (since boot, or
-# since the test's `dmesg -C`).
+# no_splat: the kernel logged no bug report (lab/splat.sh: BUG, WARNING, oops, KASAN, lockdep,
+# UBSAN, hung task, RCU stall...) since boot, or since the test's `dmesg -C`.
 no_splat() {
-	! dmesg | grep -qE 'BUG|WARNING|Oops|KASAN|lockdep|circular locking|general protection'
+	dmesg >/tmp/dmesg.now
+	"$(dirname "${BASH_SOURCE[0]}")/../splat.sh" /tmp/dmesg.now >/tmp/splat.now
 	ok $? "no kernel splat"
+	grep '^#' /tmp/splat.now || true
 }
 tap_done() {
 	echo "1..$TAP_N"
