@@ -9,7 +9,7 @@ GUEST_TESTS ?= $(sort $(wildcard tests/guest/*.sh))
 PY = $$(. $(LAB)/lib.sh; echo $$VENV)/bin/python
 
 .PHONY: all check deps lint unit series bisect build-stock build-patched guest-tests \
-	bench overhead patches tree clean help
+	bench overhead stress patches tree clean help
 
 all: help
 
@@ -17,6 +17,8 @@ help:
 	@echo "make check          every test: lint, unit, series, build, boot, in-guest tests"
 	@echo "make bench          stock vs patched benchmark and report (QUICK=1 for a subset;"
 	@echo "                    SCENARIOS=lab/scenarios/x.toml, BENCH_OUT=dir to choose)"
+	@echo "make stress         reliability: debug kernel (KASAN, lockdep...), peer tools, faults,"
+	@echo "                    load; report in out/stress/report.md (STRESS_SHORT=1: briefly)"
 	@echo "make overhead       cost of the readahead stats: stock, patched, patched without them"
 	@echo "make patches        regenerate patches/ from the dev trees (LAB_CACHE/linux, and"
 	@echo "                    LAB_CACHE/nfs-utils/tree for patches/nfs-utils/)"
@@ -55,6 +57,9 @@ check: lint unit series build-patched bisect guest-tests
 SCENARIOS ?= $(sort $(wildcard lab/scenarios/*.toml))
 bench: deps
 	@$(PY) $(LAB)/bench.py $(if $(QUICK),--quick) $(if $(BENCH_OUT),--out $(BENCH_OUT)) $(SCENARIOS)
+
+stress: deps
+	@$(LAB)/stress.sh $(if $(STRESS_OUT),$(STRESS_OUT))
 
 overhead: deps
 	@$(PY) $(LAB)/overhead.py $(if $(OVERHEAD_OUT),--out $(OVERHEAD_OUT))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench: run benchmark scenarios on stock and patched 6.12 and write the report.
 
-    bench.py [--quick] [--out DIR] [--no-build] SCENARIO.toml...
+    bench.py [--quick] [--out DIR] [--no-build] [--kernels K,...] [--variant V] SCENARIO.toml...
 
 Every scenario is validated before anything is built or booted. For each repetition and
 each [guest] variant the kernels boot in turn (stock, patched, stock, ...), each boot
@@ -11,6 +11,9 @@ same DIR resumes: points already measured are kept, failed ones are retried. A g
 hangs or panics is reported with the scenario, the kernel and the point it was on; that
 point is recorded as failed and the guest is booted again for the points after it. The
 report (report.md, results.csv, summary.csv, plots/) is regenerated after each scenario.
+--kernels runs only some of each scenario's kernels; --variant V boots the patched kernel's
+build variant V (lab/config/variant-V.config) in place of patched, as `make stress` does with
+its debug kernel: the report still says "patched", meta.json names the variant's build.
 """
 
 import argparse
@@ -33,6 +36,7 @@ from guest.bench import status as read_results  # one reader of results.jsonl, t
 LAB = Path(__file__).resolve().parent
 REPO = LAB.parent
 SETUP_S = 300          # guest boot and one-time setup (data files, nfsd), generously
+VARIANT = None         # --variant: the patched kernel boots as patched-VARIANT
 MAX_BOOTS = 4          # per kernel and repetition: a guest that keeps dying is given up on
 SPLAT = re.compile(r"Kernel panic|BUG:|Oops|WARNING:|KASAN|INFO: task .* blocked|rcu_.*stall")
 
@@ -46,8 +50,13 @@ def lab_env(var):
                           capture_output=True, text=True, check=True).stdout.strip()
 
 
+def build_name(kind):
+    """The lab/build.sh directory that kind boots from (patched-VARIANT under --variant)."""
+    return f"{kind}-{VARIANT}" if VARIANT and kind == "patched" else kind
+
+
 def kernel_info(kind):
-    build = Path(lab_env("LAB_CACHE")) / kind / "build" / "include" / "generated"
+    build = Path(lab_env("LAB_CACHE")) / build_name(kind) / "build" / "include" / "generated"
     rel = (build / "utsrelease.h").read_text().split('"')[1]
     ver = (build / "utsversion.h").read_text().split('"')[1]
     return {"release": rel, "version": ver}
@@ -120,7 +129,7 @@ def run_boot(sc, kind, gi, rep, out):
         timeout = SETUP_S + sum(sc.fam.point_seconds(p["cfg"]) for p in todo)
         # Points this invocation already tried (one that hung its guest) are not run again.
         (d / "skip.json").write_text(json.dumps(sorted(t for t in tried if got.get(t) != "ok")))
-        finished = vm_run(kind, d, ["bench.py", str(d)], what, LAB_MEM=f"{guest['memory_mb']}M",
+        finished = vm_run(build_name(kind), d, ["bench.py", str(d)], what, LAB_MEM=f"{guest['memory_mb']}M",
                           LAB_CPUS=str(guest["cpus"]), LAB_APPEND=guest["cmdline"], LAB_VM_TIMEOUT=str(timeout))
         after = read_results(res)
         tried |= {p["id"] for p in todo if p["id"] in after}
@@ -170,13 +179,27 @@ def main(argv):
     ap.add_argument("--quick", action="store_true", help="use each scenario's [quick] overrides")
     ap.add_argument("--out", default=str(REPO / "out" / "bench" / time.strftime("%Y%m%d-%H%M%S")))
     ap.add_argument("--no-build", action="store_true", help="use the kernels already built")
+    ap.add_argument("--kernels", help="comma-separated: run only these of each scenario's kernels")
+    ap.add_argument("--variant", help="boot the patched kernel's build variant VARIANT (lab/config/variant-*)")
     args = ap.parse_args(argv)
+    global VARIANT
+    VARIANT = args.variant
+    if VARIANT and not (LAB / "config" / f"variant-{VARIANT}.config").exists():
+        print(f"error: --variant {VARIANT}: no lab/config/variant-{VARIANT}.config", file=sys.stderr)
+        return 2
+    only = set(args.kernels.split(",")) if args.kernels else None
+    if only and not only <= set(scenario.KINDS):
+        print(f"error: --kernels must name {', '.join(scenario.KINDS)}, not {args.kernels!r}", file=sys.stderr)
+        return 2
 
     try:
         scs = [scenario.load(p, quick=args.quick) for p in args.scenarios]
     except scenario.ScenarioError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if only:
+        for s in scs:
+            s.kernels = [k for k in s.kernels if k in only]
     names = [s.name for s in scs]
     if len(set(names)) != len(names):
         print(f"error: two scenarios share a name: {names}", file=sys.stderr)
@@ -191,7 +214,8 @@ def main(argv):
     out.mkdir(parents=True, exist_ok=True)
     if not args.no_build:
         for k in kinds:
-            subprocess.run([str(LAB / "build.sh"), k], check=True, stdout=subprocess.DEVNULL)
+            variant = [VARIANT] if VARIANT and k == "patched" else []
+            subprocess.run([str(LAB / "build.sh"), k, *variant], check=True, stdout=subprocess.DEVNULL)
     series = subprocess.run([str(LAB / "apply.sh")], capture_output=True, text=True, check=True).stdout.strip()
     # The tree id names the kernel source alone: changelog edits do not change it.
     tree = subprocess.run(["git", "-C", lab_env("APPLY_WT"), "rev-parse", "HEAD^{tree}"],
@@ -210,6 +234,7 @@ def main(argv):
         "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "command": " ".join(shlex.quote(a) for a in sys.argv),
         "quick": args.quick,
+        "variant": VARIANT,
         "scenarios": {s.name: s.path for s in scs},
         "families": {s.name: s.family for s in scs},
     })

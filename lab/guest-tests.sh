@@ -3,7 +3,8 @@
 #   guest-tests.sh KIND OUTROOT TEST...
 # Each test gets OUTROOT/<name>/ (guest.log holds its TAP, console.log the boot). A test
 # passes when the guest reports exit status 0; the summary lists the ones that did not.
-# A test script's "# lab-append: PARAMS" line adds PARAMS to the kernel command line.
+# A test script's "# lab-append: PARAMS" line adds PARAMS to the kernel command line. The
+# guest reads OUTROOT/<name>/kernel.env: the kernel's release, LAB_CACHE, any STRESS_* setting.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ $# -ge 3 ] || die "usage: guest-tests.sh KIND OUTROOT TEST..."
@@ -23,8 +24,10 @@ for t in "$@"; do
 	out=$outroot/$name
 	rm -rf "$out"
 	mkdir -p "$out"
-	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\nKSELFTEST_DIR=%q\nLAB_UDEV=%q\n' "$release" "$version" \
-		"$(build_dir "$kind")/kselftest" "$udev" >"$out/kernel.env"
+	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\nKSELFTEST_DIR=%q\nLAB_UDEV=%q\nLAB_CACHE=%q\n' "$release" \
+		"$version" "$(build_dir "$kind")/kselftest" "$udev" "$LAB_CACHE" >"$out/kernel.env"
+	# STRESS_* settings (lab/stress.sh) reach the guest through the same file.
+	for v in $(compgen -v STRESS_); do printf '%s=%q\n' "$v" "${!v}"; done >>"$out/kernel.env"
 	append=$(sed -n 's/^# lab-append: //p' "$t" | head -1)
 	say "guest test $name ($kind)${append:+ [$append]}"
 	if LAB_APPEND="${LAB_APPEND:-}${append:+ $append}" \

@@ -18,6 +18,7 @@ Standard library only (the guest runs the host's /usr/bin/python3).
 """
 
 import ctypes
+import gzip
 import json
 import mmap
 import os
@@ -249,11 +250,24 @@ def fio(args, cgroup=None, timeout=None, threads=0, fmt="json"):
     return json.loads(out[out.index("{"):])
 
 
+def debug_kernel():
+    """True on a kernel built with KASAN or lockdep (make stress's debug variant), where
+    everything takes several times longer: setup deadlines stretch, measurements do not."""
+    try:
+        cfg = gzip.decompress(Path("/proc/config.gz").read_bytes()).decode()
+    except OSError:
+        return False
+    return "CONFIG_KASAN=y" in cfg or "CONFIG_PROVE_LOCKING=y" in cfg
+
+
+SLOW = 4 if debug_kernel() else 1
+
+
 def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout):
     """fio's stdout; fio is moved into cgroup once its job segment is attached and back out once
     its jobs have ended, so that its report (json+ histograms of hundreds of jobs: tens of
     MiB) is not charged to the workload either (see fio())."""
-    delay = 5 + threads // 50
+    delay = (5 + threads // 50) * SLOW
     attach_by = time.monotonic() + delay - 2    # 2 s to spare before the jobs start
     end_by = time.monotonic() + timeout if timeout else None
     home = CGROOT + read("/proc/self/cgroup").strip().partition("::")[2]
@@ -647,9 +661,20 @@ class Udev:
         self.mode = "off"
 
     def settle(self):
-        """Wait until udev has handled every event queued so far (the mount's new bdi)."""
-        if self.mode != "off":
-            self.udevadm("settle", "--timeout=60")
+        """Wait until udev has handled every event queued so far (the mount's new bdi). A
+        settle that loses its control connection ("Broken pipe", seen once on the debug
+        kernel right after udevd started) is asked again, twice at most."""
+        if self.mode == "off":
+            return
+        for attempt in range(3):
+            try:
+                self.udevadm("settle", "--timeout=60")
+                return
+            except RuntimeError as e:
+                if attempt == 2 or "Broken pipe" not in str(e):
+                    raise
+                log(f"udevadm settle lost its connection, asking again: {e}")
+                time.sleep(1)
 
     def nfs_conf(self, kb):
         """An explicit [nfsrahead] setting for every NFS mount (nfs= and nfs4=), in a file of

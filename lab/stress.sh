@@ -1,0 +1,61 @@
+#!/bin/bash
+# stress: the reliability run of issue 16 (`make stress`). Builds stock, patched and the debug
+# variant of patched (lab/config/variant-debug.config: KASAN, lockdep, DEBUG_VM, DEBUG_LIST,
+# object debugging, UBSAN, hung-task and RCU-stall detection), then boots:
+#   debug:    every in-guest test (tests/guest/*.sh, with the series' kselftests and KUnit
+#             suites), every stress suite (tests/stress/*.sh: peer tools, faults with
+#             checksums, load) and the QUICK benchmarks (make bench QUICK=1, patched only);
+#   patched:  the stress suites;
+#   stock:    the peer tools, for the pass counts the patched kernels must match.
+# Every boot's dmesg is scanned (lab/splat.sh); any report fails that boot and is kept in its
+# splats.log. The report, OUT/report.md and OUT/report.json, counts tests run, passed, failed,
+# splats, bytes verified and bytes lost, and compares the peer tools' counts per kernel.
+#   stress.sh [OUT]        (default out/stress; STRESS_SHORT=1: each suite briefly)
+# A run that stops keeps what it measured: rerun with the same OUT and the boots that passed on
+# the same kernel build are kept, the others run again; STRESS_FRESH=1 starts over.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+out=${1:-$REPO_DIR/out/stress}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+[ "${STRESS_FRESH:-0}" = 1 ] && rm -rf "${out:?}"/{debug,patched,stock}
+export STRESS_SHORT=${STRESS_SHORT:-0}
+start=$(date +%s)
+
+"$LAB_DIR/deps.sh"
+"$LAB_DIR/build.sh" stock >/dev/null
+"$LAB_DIR/build.sh" patched >/dev/null
+"$LAB_DIR/build.sh" patched debug >/dev/null
+"$LAB_DIR/peer-tools.sh" >/dev/null
+
+# suite KIND TEST...: run each TEST on KIND unless an earlier run of this OUT passed it on the
+# same kernel build; a failing test does not stop the others.
+suite() {
+	local kind=$1 t name id
+	shift
+	id=$(cat "$(build_dir "$kind")/include/generated/utsversion.h" | md5sum | cut -c1-12)
+	for t in "$@"; do
+		name=$(basename "$t" .sh)
+		if [ "$(cat "$out/$kind/$name/rc" 2>/dev/null)" = 0 ] && [ ! -f "$out/$kind/$name/splats.log" ] &&
+			[ "$(cat "$out/$kind/$name/.build" 2>/dev/null)" = "$id" ]; then
+			say "stress: $kind $name passed before on this build, kept"
+			continue
+		fi
+		LAB_CONSOLE=1 "$LAB_DIR/guest-tests.sh" "$kind" "$out/$kind" "$t" || true
+		echo "$id" >"$out/$kind/$name/.build"
+	done
+}
+
+stress_tests=("$REPO_DIR"/tests/stress/*.sh)
+# tests/guest/*_short.sh are make check's short forms of the stress suites, which run in full.
+guest_tests=()
+for t in "$REPO_DIR"/tests/guest/*.sh; do
+	case $t in *_short.sh) ;; *) guest_tests+=("$t") ;; esac
+done
+suite patched-debug "${guest_tests[@]}" "${stress_tests[@]}"
+"$VENV/bin/python" "$LAB_DIR/bench.py" --quick --no-build --kernels patched --variant debug \
+	--out "$out/bench" "$REPO_DIR"/lab/scenarios/*.toml || true
+suite patched "${stress_tests[@]}"
+suite stock "$REPO_DIR/tests/stress/peer_tools.sh"
+
+"$VENV/bin/python" "$LAB_DIR/stress_report.py" "$out" --seconds $(( $(date +%s) - start ))

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""stress_report: the counts of a `make stress` run (lab/stress.sh) as report.md and report.json.
+
+    stress_report.py OUT [--seconds N]
+
+OUT/<kernel>/<test>/ holds one boot: guest.log (TAP), rc, splats.log when the kernel reported a
+bug; OUT/bench/raw/ the QUICK benchmarks on the debug kernel (each point a test). Counted per
+boot: TAP tests run, passed, failed, skipped (top-level lines only: an indented
+kselftest's own lines are its parent's), kernel reports, "# bytes verified: N" and "# bytes lost:
+N"; per peer tool and NFS version, the "# peer: TOOL VERS pass=N fail=N skip=N" lines, side by
+side for every kernel, with the cells where a kernel passes less than stock marked.
+"""
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+TAP = re.compile(r"^(ok|not ok) \d+ - (.*)$")
+PEER = re.compile(r"^# peer: (\S+) (\S+) pass=(\d+) fail=(\d+) skip=(\d+)")
+BYTES = re.compile(r"^# bytes (verified|lost): (\d+)")
+SPLATS = re.compile(r"^# (\d+) kernel report line")
+KERNELS = ("stock", "patched", "patched-debug")
+
+
+def boot(d):
+    """The counts of one boot directory."""
+    log = (d / "guest.log").read_text(errors="replace") if (d / "guest.log").exists() else ""
+    b = {"test": d.name, "rc": None, "run": 0, "passed": 0, "failed": 0, "skipped": 0, "splats": 0,
+         "verified": 0, "lost": 0, "peer": {}, "failures": []}
+    if (d / "rc").exists():
+        b["rc"] = int((d / "rc").read_text().strip() or -1)
+    for line in log.splitlines():
+        m = TAP.match(line)
+        if m:
+            b["run"] += 1
+            if "# SKIP" in m.group(2):
+                b["skipped"] += 1
+            elif m.group(1) == "ok":
+                b["passed"] += 1
+            else:
+                b["failed"] += 1
+                b["failures"].append(m.group(2))
+            continue
+        m = PEER.match(line)
+        if m:
+            b["peer"][f"{m.group(1)} v{m.group(2)}"] = [int(x) for x in m.group(3, 4, 5)]
+            continue
+        m = BYTES.match(line)
+        if m:
+            b[m.group(1)] += int(m.group(2))
+    sp = d / "splats.log"
+    if sp.exists():
+        m = SPLATS.match(sp.read_text(errors="replace"))
+        b["splats"] = int(m.group(1)) if m else 1
+    return b
+
+
+def bench_boot(d):
+    """A benchmark boot on the debug kernel (OUT/bench/raw/<scenario>/patched-<rep>): its points
+    are its tests (measured, or an error row), plus the kernel reports of its boot."""
+    b = {"test": f"bench {d.parent.name} {d.name}", "rc": None, "run": 0, "passed": 0, "failed": 0,
+         "skipped": 0, "splats": 0, "verified": 0, "lost": 0, "peer": {}, "failures": []}
+    if (d / "rc").exists():
+        b["rc"] = int((d / "rc").read_text().strip() or -1)
+    res = d / "results.jsonl"
+    for line in (res.read_text(errors="replace").splitlines() if res.exists() else []):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        b["run"] += 1
+        if row.get("error"):
+            b["failed"] += 1
+            b["failures"].append(f"{row.get('id')}: {row['error']}")
+        else:
+            b["passed"] += 1
+    for sp in d.glob("splats*.log"):
+        m = SPLATS.match(sp.read_text(errors="replace"))
+        b["splats"] += int(m.group(1)) if m else 1
+    return b
+
+
+def collect(out):
+    res = {}
+    for k in KERNELS:
+        kd = out / k
+        if kd.is_dir():
+            res[k] = [boot(d) for d in sorted(kd.iterdir()) if d.is_dir()]
+    raw = out / "bench" / "raw"
+    if raw.is_dir():
+        res.setdefault("patched-debug", []).extend(bench_boot(d) for d in sorted(raw.glob("*/*")) if d.is_dir())
+    return res
+
+
+def totals(boots):
+    keys = ("run", "passed", "failed", "skipped", "splats", "verified", "lost")
+    t = {key: sum(b[key] for b in boots) for key in keys}
+    t["boots"] = len(boots)
+    t["boots_failed"] = sum(1 for b in boots if b["rc"] != 0)
+    return t
+
+
+def peer_table(res):
+    """{tool-version: {kernel: [pass, fail, skip]}} and the cells below stock."""
+    tab = {}
+    for k, boots in res.items():
+        for b in boots:
+            for tool, c in b["peer"].items():
+                tab.setdefault(tool, {})[k] = c
+    worse = [(tool, k) for tool, row in tab.items() for k, c in row.items()
+             if k != "stock" and "stock" in row and c[0] < row["stock"][0]]
+    return tab, worse
+
+
+def mib(n):
+    return f"{n / 2**20:.0f} MiB"
+
+
+def write(out, seconds=None):
+    res = collect(out)
+    tab, worse = peer_table(res)
+    summary = {k: totals(v) for k, v in res.items()}
+    doc = {"seconds": seconds, "totals": summary, "boots": res, "peer": tab,
+           "peer_below_stock": [f"{t} on {k}" for t, k in worse]}
+    (out / "report.json").write_text(json.dumps(doc, indent=1))
+    md = ["# make stress", ""]
+    if seconds:
+        md += [f"Took {seconds // 60} min {seconds % 60} s.", ""]
+    md += ["| kernel | boots (failed) | tests run | passed | failed | skipped | kernel reports | bytes verified "
+           "| bytes lost |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for k, t in summary.items():
+        md.append(f"| {k} | {t['boots']} ({t['boots_failed']}) | {t['run']} | {t['passed']} | {t['failed']} | "
+                  f"{t['skipped']} | {t['splats']} | {mib(t['verified'])} | {t['lost']} |")
+    md += ["", "## Boots", "", "| kernel | test | rc | run | passed | failed | skipped | reports | verified | lost |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for k, boots in res.items():
+        for b in boots:
+            md.append(f"| {k} | {b['test']} | {b['rc']} | {b['run']} | {b['passed']} | {b['failed']} | "
+                      f"{b['skipped']} | {b['splats']} | {mib(b['verified'])} | {b['lost']} |")
+    fails = [(k, b["test"], f) for k, boots in res.items() for b in boots for f in b["failures"]]
+    if fails:
+        md += ["", "Failed tests:", ""] + [f"- {k} {t}: {f}" for k, t, f in fails]
+    reps = [(k, b["test"]) for k, boots in res.items() for b in boots if b["splats"]]
+    if reps:
+        md += ["", "Kernel reports (each boot's splats.log):", ""] + [f"- {k}/{t}/splats.log" for k, t in reps]
+    if tab:
+        ks = [k for k in KERNELS if any(k in row for row in tab.values())]
+        md += ["", "## Peer tools: pass / fail / skip", "", "| tool | " + " | ".join(ks) + " |",
+               "|---|" + "---|" * len(ks)]
+        for tool in sorted(tab):
+            cells = ["/".join(map(str, tab[tool][k])) + (" **below stock**" if (tool, k) in worse else "")
+                     if k in tab[tool] else "-" for k in ks]
+            md.append(f"| {tool} | " + " | ".join(cells) + " |")
+    (out / "report.md").write_text("\n".join(md) + "\n")
+    return doc
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--seconds", type=int)
+    a = ap.parse_args(argv)
+    out = Path(a.out)
+    if not out.is_dir():
+        print(f"error: no stress run in {out}", file=sys.stderr)
+        return 2
+    doc = write(out, a.seconds)
+    print((out / "report.md").read_text())
+    t = doc["totals"]
+    # stock is the reference: its failures are reported, the patched kernels' fail the run.
+    bad = any(x["failed"] or x["splats"] or x["lost"] or x["boots_failed"]
+              for k, x in t.items() if k != "stock") or doc["peer_below_stock"]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,121 @@
+#!/bin/bash
+# Faults with checksums (issue 16): data written and read over NFS (v3 and v4.2, hard mounts)
+# while netem drops, reorders, duplicates and corrupts packets, while the link goes down and
+# comes back, and while nfsd is stopped and restarted mid-transfer; then the same with the
+# client's reader and writer in a small memory cgroup. Every file is checked three ways: the
+# copy on the server's disk, a read back over NFS with cold caches, and fio's own crc32c
+# verification. Counts go to "# bytes verified: N" and "# bytes lost: N" (lab/stress.sh).
+# Environment: STRESS_SHORT=1 uses 16 MiB files instead of 96 MiB and v4.2 only.
+set -u
+. "$(dirname "$0")/../../lab/guest/lib.sh"
+. "$(dirname "$0")/../../lab/guest/tap.sh"
+[ -f "$LAB_OUT/kernel.env" ] && . "$LAB_OUT/kernel.env"
+short=${STRESS_SHORT:-0}
+mb=$([ "$short" = 1 ] && echo 16 || echo 96)
+versions=$([ "$short" = 1 ] && echo 4.2 || echo "3 4.2")
+
+lab_storage ext4 1024
+lab_link 1
+lab_nfsd
+mkdir -p /tmp/src
+head -c $((mb << 20)) /dev/urandom >/tmp/src/f
+want=$(sha256sum </tmp/src/f | cut -d' ' -f1)
+verified=0 lost=0
+MOPTS=hard,timeo=50
+
+# The memory cgroup the client's processes run in for the "under memory pressure" rounds.
+mkdir -p /sys/fs/cgroup
+mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p /sys/fs/cgroup/cli
+CG=none
+
+# in_cg CMD...: run CMD in the client's memory cgroup when a round asks for one.
+in_cg() {
+	if [ "$CG" = none ]; then "$@"; else
+		sh -c 'echo $$ >/sys/fs/cgroup/cli/cgroup.procs && exec "$@"' sh "$@"
+	fi
+}
+
+netem() {	# netem ARGS...: the same impairment on both ends of the link
+	tc qdisc change dev srv root netem "$@" limit 20000
+	in_cli tc qdisc change dev cli root netem "$@" limit 20000
+}
+
+# fault NAME: start the fault NAME in the background, half a second into the transfer that
+# follows (the link and nfsd rounds run at 50 Mbit/s, so a transfer lasts seconds: 16 MiB 2.7 s,
+# 96 MiB 16 s); fault_end waits for it to be over.
+fault() {
+	case $1 in
+	none|netem) FPID= ; return ;;
+	link) (sleep 0.5; ip link set srv down; sleep 5; ip link set srv up) & ;;
+	nfsd) (sleep 0.5; rpc.nfsd 0; sleep 5; rpc.nfsd -L 10 -G 10 8) & ;;
+	esac
+	FPID=$!
+}
+fault_end() { [ -n "$FPID" ] && wait "$FPID"; FPID=; }
+
+# check WHAT FILE-ON-SERVER: compare the server's copy and a cold read over NFS with the source.
+check() {
+	local what=$1 name=$2 got bad
+	umount "$MNT" && lab_drop_caches && lab_mount "$VERS" "$MOPTS"
+	got=$(sha256sum <"$EXPORT/$name" | cut -d' ' -f1)
+	is "$got" "$want" "$what: the server's disk holds the bytes written"
+	if [ "$got" = "$want" ]; then verified=$((verified + (mb << 20))); else
+		bad=$(cmp -l /tmp/src/f "$EXPORT/$name" 2>/dev/null | wc -l)
+		lost=$((lost + bad + (mb << 20) - $(stat -c %s "$EXPORT/$name"))); fi
+	fault "$FAULT"
+	got=$(in_cg dd if="$MNT/$name" bs=64k status=none | sha256sum | cut -d' ' -f1)
+	fault_end
+	is "$got" "$want" "$what: a cold read over NFS returns them"
+	if [ "$got" = "$want" ]; then verified=$((verified + (mb << 20))); else lost=$((lost + (mb << 20))); fi
+}
+
+round() {	# round FAULT: a copy and a fio verify run under FAULT
+	FAULT=$1
+	local what="NFSv$VERS, $FAULT"
+	[ "$CG" != none ] && what="$what, client in a $CG memory cgroup"
+	rm -f "$EXPORT"/f-* "$EXPORT"/fio.*
+	local t0=$SECONDS rc
+	fault "$FAULT"
+	in_cg dd if=/tmp/src/f of="$MNT/f-copy" bs=1M conv=fsync status=none
+	rc=$?
+	# A fault that hit the transfer shows in its time: 5 s or more of link or nfsd lost.
+	ok $rc "$what: dd to NFS returns success ($((SECONDS - t0)) s)"
+	fault_end
+	check "$what" f-copy
+	# fio: random 4-64 KiB writes with crc32c headers, then a verifying read pass.
+	fault "$FAULT"
+	in_cg fio --name=v --filename="$MNT/fio.v" --rw=randwrite --bsrange=4k-64k --size=${mb}m \
+		--ioengine=psync --verify=crc32c --do_verify=1 --verify_fatal=1 --end_fsync=1 \
+		--output="$LAB_OUT/fio-$VERS-$FAULT-$CG.log" >/dev/null 2>&1
+	ok $? "$what: fio randwrite + crc32c verify"
+	fault_end
+	umount "$MNT" && lab_drop_caches && lab_mount "$VERS" "$MOPTS"
+	in_cg fio --name=v --filename="$MNT/fio.v" --rw=randwrite --bsrange=4k-64k --size=${mb}m \
+		--ioengine=psync --verify=crc32c --verify_only=1 --verify_fatal=1 \
+		--output="$LAB_OUT/fio-$VERS-$FAULT-$CG-cold.log" >/dev/null 2>&1
+	local rc=$?
+	ok $rc "$what: fio crc32c verify with cold caches"
+	if [ $rc -eq 0 ]; then verified=$((verified + (mb << 20))); else lost=$((lost + (mb << 20))); fi
+}
+
+for VERS in $versions; do
+	for CG in none 48M; do
+		[ "$CG" != none ] && echo $((48 << 20)) >/sys/fs/cgroup/cli/memory.max
+		lab_mount "$VERS" "$MOPTS"
+		netem delay 1ms rate 1gbit
+		round none
+		netem delay 1ms loss 1% reorder 5% 50% duplicate 1% corrupt 0.1% rate 1gbit
+		round netem
+		netem delay 1ms rate 50mbit
+		round link
+		round nfsd
+		umount "$MNT"
+	done
+done
+diag "bytes verified: $verified"
+diag "bytes lost: $lost"
+diag "server netem: $(tc -s qdisc show dev srv | grep -m1 Sent)"
+no_splat
+tap_done

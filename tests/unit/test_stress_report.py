@@ -1,0 +1,46 @@
+"""lab/stress_report.py: what a `make stress` run counts and when it fails."""
+import stress_report
+
+
+def boot(out, kernel, test, log, rc=0, splats=None):
+    d = out / kernel / test
+    d.mkdir(parents=True)
+    (d / "guest.log").write_text(log)
+    (d / "rc").write_text(f"{rc}\n")
+    if splats:
+        (d / "splats.log").write_text(splats)
+
+
+PEER = """ok 1 - NFSv3 fsx seed 1
+    ok 1 - an indented kselftest line is its parent's
+not ok 2 - NFSv3 stress-ng --mmap
+ok 3 - # SKIP NFSv3 stress-ng --fiemap: not supported
+# peer: fsx 3 pass=3 fail=0 skip=0
+# peer: stress-ng 3 pass=PASS fail=FAIL skip=1
+1..3
+"""
+
+
+def test_counts_and_peer_comparison(tmp_path):
+    boot(tmp_path, "stock", "peer_tools", PEER.replace("PASS", "4").replace("FAIL", "0"))
+    boot(tmp_path, "patched", "peer_tools", PEER.replace("PASS", "3").replace("FAIL", "1"), rc=1)
+    boot(tmp_path, "patched-debug", "nfs_faults", "ok 1 - x\n# bytes verified: 1048576\n# bytes lost: 0\n1..1\n",
+         splats="# 2 kernel report line(s) in dmesg.log, the first:\n")
+    doc = stress_report.write(tmp_path)
+    t = doc["totals"]
+    p = t["patched"]
+    assert (p["run"], p["passed"], p["failed"], p["skipped"]) == (3, 1, 1, 1)
+    assert t["patched"]["boots_failed"] == 1
+    assert (t["patched-debug"]["splats"], t["patched-debug"]["verified"]) == (2, 1048576)
+    assert doc["peer"]["stress-ng v3"] == {"stock": [4, 0, 1], "patched": [3, 1, 1]}
+    assert doc["peer_below_stock"] == ["stress-ng v3 on patched"]
+    md = (tmp_path / "report.md").read_text()
+    assert "3/1/1 **below stock**" in md and "patched-debug/nfs_faults/splats.log" in md
+
+
+def test_stock_failures_alone_do_not_fail_the_run(tmp_path):
+    boot(tmp_path, "stock", "peer_tools", "not ok 1 - x\n1..1\n", rc=1)
+    boot(tmp_path, "patched", "peer_tools", "ok 1 - x\n1..1\n")
+    assert stress_report.main([str(tmp_path)]) == 0
+    boot(tmp_path, "patched-debug", "t", "ok 1 - x\n1..1\n", splats="# 1 kernel report line(s)\n")
+    assert stress_report.main([str(tmp_path)]) == 1
