@@ -232,9 +232,10 @@ def fill_file(path, mb, sparse=False, seed=0):
 
 # ---------------------------------------------------------------- fio
 
-def fio(args, cgroup=None, timeout=None, threads=0, fmt="json"):
+def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None):
     """Run fio with args (a list of --options), return its parsed JSON output (fmt "json+"
-    adds each job's latency histogram, clat_ns.bins).
+    adds each job's latency histogram, clat_ns.bins). setup_s: seconds fio may take to set up
+    its jobs before they start (threads=N only; default 5 + N/50, stretched on a debug kernel).
 
     threads=N (fio --thread with N jobs, in a cgroup): fio starts outside the cgroup and moves
     into it once it has attached its job state (a SysV shared memory segment of about 200 KiB
@@ -244,7 +245,7 @@ def fio(args, cgroup=None, timeout=None, threads=0, fmt="json"):
     argv = ["fio", f"--output-format={fmt}", *args]
     what = "fio " + " ".join(args[:6])
     if cgroup and threads:
-        out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout)
+        out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s)
     else:
         out = run(argv, cgroup=cgroup, timeout=timeout, what=what)
     return json.loads(out[out.index("{"):])
@@ -263,11 +264,11 @@ def debug_kernel():
 SLOW = 4 if debug_kernel() else 1
 
 
-def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout):
+def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s=None):
     """fio's stdout; fio is moved into cgroup once its job segment is attached and back out once
     its jobs have ended, so that its report (json+ histograms of hundreds of jobs: tens of
     MiB) is not charged to the workload either (see fio())."""
-    delay = (5 + threads // 50) * SLOW
+    delay = setup_s or (5 + threads // 50) * SLOW
     attach_by = time.monotonic() + delay - 2    # 2 s to spare before the jobs start
     end_by = time.monotonic() + timeout if timeout else None
     home = CGROOT + read("/proc/self/cgroup").strip().partition("::")[2]

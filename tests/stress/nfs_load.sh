@@ -41,12 +41,13 @@ mkdir -p $CG
 echo $((256 << 20)) >$CG/memory.max
 in_cg() { sh -c 'echo $$ >'$CG'/cgroup.procs && exec "$@"' sh "$@"; }
 # The lab's fio runner (lab/guest/env.py): fio joins the cgroup once its job state (about
-# 200 KiB of SysV memory per job) is set up, so the 256 MiB are the readers' page cache.
+# 200 KiB of SysV memory per job) is set up, so the 256 MiB are the readers' page cache. Over
+# NFS fio takes longer to set up 300 jobs than the runner's default allows: 60 s.
 lab_fio() {	# lab_fio JOBS OUTPUT FIO-ARGS...
 	local jobs=$1 out=$2
 	shift 2
 	python3 -c 'import json, sys; sys.path.insert(0, sys.argv[1]); import env
-r = env.fio(sys.argv[5:], cgroup=sys.argv[2], threads=int(sys.argv[3]))
+r = env.fio(sys.argv[5:], cgroup=sys.argv[2], threads=int(sys.argv[3]), setup_s=60 * env.SLOW)
 json.dump(r, open(sys.argv[4], "w"))' "$LAB_GUEST" "$CG" "$jobs" "$out" "$@"
 }
 LAB_GUEST=$(cd "$(dirname "$0")/../../lab/guest" && pwd)
