@@ -10,7 +10,8 @@
 # Every boot's dmesg is scanned (lab/splat.sh); any report fails that boot and is kept in its
 # splats.log. The report, OUT/report.md and OUT/report.json, counts tests run, passed, failed,
 # splats, bytes verified and bytes lost, and compares the peer tools' counts per kernel.
-#   stress.sh [OUT]        (default out/stress; STRESS_SHORT=1: each suite briefly)
+#   stress.sh [OUT]        (default out/stress; STRESS_SHORT=1: each suite briefly;
+#                          STRESS_BENCH=0: without the QUICK benchmarks on the debug kernel)
 # A run that stops keeps what it measured: rerun with the same OUT and the boots that passed on
 # the same kernel build are kept, the others run again; STRESS_FRESH=1 starts over.
 set -euo pipefail
@@ -53,8 +54,10 @@ for t in "$REPO_DIR"/tests/guest/*.sh; do
 	case $t in *_short.sh) ;; *) guest_tests+=("$t") ;; esac
 done
 suite patched-debug "${guest_tests[@]}" "${stress_tests[@]}"
-"$VENV/bin/python" "$LAB_DIR/bench.py" --quick --no-build --kernels patched --variant debug \
-	--out "$out/bench" "$REPO_DIR"/lab/scenarios/*.toml || true
+if [ "${STRESS_BENCH:-1}" = 1 ]; then
+	"$VENV/bin/python" "$LAB_DIR/bench.py" --quick --no-build --kernels patched --variant debug \
+		--out "$out/bench" "$REPO_DIR"/lab/scenarios/*.toml || true
+fi
 suite patched "${stress_tests[@]}"
 suite stock "$REPO_DIR/tests/stress/peer_tools.sh"
 
