@@ -18,10 +18,11 @@ sng_s=$([ "$short" = 1 ] && echo 10 || echo 30)
 # I/O calls the series is near (its open() test alone walks hundreds of flag combinations).
 posix_tests=()
 [ "$short" = 1 ] && posix_tests=(--runtest "access,close,creat,fcntl,fdatasync,fstat,fsync,lseek,mmap,munmap,read,stat,unlink,write")
-# nfstest_alloc's alloc06, dealloc06 and perf01 fill the export several times over (minutes
-# each under TCG): the short form leaves them out.
-alloc_tests=()
-[ "$short" = 1 ] && alloc_tests=(--runtest "alloc01,alloc02,alloc03,alloc04,alloc05,dealloc01,dealloc02,dealloc03,dealloc04,dealloc05")
+# nfstest_alloc's alloc06, dealloc06 and perf01 write the export's whole free space with a
+# pattern that NFStest 3.2 builds by appending 32-byte lines to a bytes object, quadratic in
+# the size: on this 768 MiB export alloc06 was still building it after 10 minutes (the debug
+# boot timed out at 30). Left out; alloc01-05 and dealloc01-05 test ALLOCATE and DEALLOCATE.
+alloc_tests=(--runtest "alloc01,alloc02,alloc03,alloc04,alloc05,dealloc01,dealloc02,dealloc03,dealloc04,dealloc05")
 export PYTHONPATH=$peer/nfstest/usr/lib/python3/dist-packages
 export PATH=$peer/nfstest/usr/bin:$PATH
 
