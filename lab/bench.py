@@ -127,6 +127,8 @@ def run_boot(sc, kind, gi, rep, out):
         else:
             log(f"{what}: {len(todo)} points (log: {d}/guest.log)")
         timeout = SETUP_S + sum(sc.fam.point_seconds(p["cfg"]) for p in todo)
+        if VARIANT == "debug":      # KASAN and lockdep under TCG: everything takes longer
+            timeout *= 4
         # Points this invocation already tried (one that hung its guest) are not run again.
         (d / "skip.json").write_text(json.dumps(sorted(t for t in tried if got.get(t) != "ok")))
         finished = vm_run(build_name(kind), d, ["bench.py", str(d)], what, LAB_MEM=f"{guest['memory_mb']}M",
