@@ -22,7 +22,6 @@ import json
 import math
 import os
 import platform
-import re
 import shlex
 import subprocess
 import sys
@@ -38,7 +37,6 @@ REPO = LAB.parent
 SETUP_S = 300          # guest boot and one-time setup (data files, nfsd), generously
 VARIANT = None         # --variant: the patched kernel boots as patched-VARIANT
 MAX_BOOTS = 4          # per kernel and repetition: a guest that keeps dying is given up on
-SPLAT = re.compile(r"Kernel panic|BUG:|Oops|WARNING:|KASAN|INFO: task .* blocked|rcu_.*stall")
 
 
 def log(msg):
@@ -83,14 +81,13 @@ def append_row(res, row):
 
 
 def splat(console):
-    """The first kernel splat line in a console log, if any."""
-    try:
-        for line in console.read_text(errors="replace").splitlines():
-            if SPLAT.search(line):
-                return line.strip()[:300]
-    except OSError:
-        pass
-    return None
+    """The first kernel report line in a console log, if any (lab/splat.sh, the scan every
+    boot's dmesg gets: same patterns, same known stock reports)."""
+    if not console.exists():
+        return None
+    r = subprocess.run([str(LAB / "splat.sh"), str(console)], capture_output=True, text=True)
+    first = [ln[4:] for ln in r.stdout.splitlines() if ln.startswith("#   ")]
+    return first[0].strip()[:300] if r.returncode == 1 and first else None
 
 
 @functools.cache

@@ -15,10 +15,7 @@ APT=(
 	dpkg-dev pkg-config libmount-dev libtirpc-dev
 )
 
-missing=()
-for p in "${APT[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
+mapfile -t missing < <(apt_missing "${APT[@]}")
 src=$(dpkg-query -W -f='${Version}' "$DEBIAN_PACKAGE" 2>/dev/null || true)
 if [ -z "$src" ] && ! git -C "$TREE" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null 2>&1; then
 	missing+=("$DEBIAN_PACKAGE=$DEBIAN_VERSION")

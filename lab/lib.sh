@@ -40,6 +40,14 @@ export CCACHE_DIR=${CCACHE_DIR:-$LAB_CACHE/ccache}
 say() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# apt_missing PKG...: the packages among PKG... that dpkg does not have installed, one a line.
+apt_missing() {
+	local p
+	for p; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"
+	done
+}
+
 # src_dir/build_dir KIND: KIND is "stock" or "patched". Both use the same relative
 # layout (KIND/src, KIND/build) so ccache (base_dir=LAB_CACHE) shares objects between them.
 src_dir() { echo "$LAB_CACHE/$1/src"; }

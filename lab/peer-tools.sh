@@ -14,10 +14,7 @@ NFSTEST_SHA256=8637801f0ac844818308276dbb4c2e4089ed6723d985ff079885f7fcd30145ae
 peer=$LAB_CACHE/peer
 mkdir -p "$peer"
 
-missing=()
-for p in stress-ng tcpdump; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
+mapfile -t missing < <(apt_missing stress-ng tcpdump)
 if [ ${#missing[@]} -gt 0 ]; then
 	say "peer-tools: apt-get install ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||

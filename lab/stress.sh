@@ -19,7 +19,7 @@ set -euo pipefail
 out=${1:-$REPO_DIR/out/stress}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-[ "${STRESS_FRESH:-0}" = 1 ] && rm -rf "${out:?}"/{debug,patched,stock}
+[ "${STRESS_FRESH:-0}" = 1 ] && rm -rf "${out:?}"/{patched-debug,patched,stock,bench}
 export STRESS_SHORT=${STRESS_SHORT:-0}
 start=$(date +%s)
 
@@ -34,7 +34,7 @@ start=$(date +%s)
 suite() {
 	local kind=$1 t name id
 	shift
-	id=$(cat "$(build_dir "$kind")/include/generated/utsversion.h" | md5sum | cut -c1-12)
+	id=$(md5sum <"$(build_dir "$kind")/include/generated/utsversion.h" | cut -c1-12)
 	for t in "$@"; do
 		name=$(basename "$t" .sh)
 		if [ "$(cat "$out/$kind/$name/rc" 2>/dev/null)" = 0 ] && [ ! -f "$out/$kind/$name/splats.log" ] &&

@@ -23,13 +23,26 @@ SPLATS = re.compile(r"^# (\d+) kernel report line")
 KERNELS = ("stock", "patched", "patched-debug")
 
 
+def new_boot(d, test):
+    """A boot's counts, all zero, and its guest's exit status (None: it never reported one)."""
+    rc = int((d / "rc").read_text().strip() or -1) if (d / "rc").exists() else None
+    return {"test": test, "rc": rc, "run": 0, "passed": 0, "failed": 0, "skipped": 0, "splats": 0,
+            "verified": 0, "lost": 0, "peer": {}, "failures": []}
+
+
+def splats(d):
+    """Kernel report lines lab/vm.sh found in a boot directory (its splats*.log files)."""
+    n = 0
+    for sp in d.glob("splats*.log"):
+        m = SPLATS.match(sp.read_text(errors="replace"))
+        n += int(m.group(1)) if m else 1
+    return n
+
+
 def boot(d):
     """The counts of one boot directory."""
     log = (d / "guest.log").read_text(errors="replace") if (d / "guest.log").exists() else ""
-    b = {"test": d.name, "rc": None, "run": 0, "passed": 0, "failed": 0, "skipped": 0, "splats": 0,
-         "verified": 0, "lost": 0, "peer": {}, "failures": []}
-    if (d / "rc").exists():
-        b["rc"] = int((d / "rc").read_text().strip() or -1)
+    b = new_boot(d, d.name)
     for line in log.splitlines():
         m = TAP.match(line)
         if m:
@@ -49,20 +62,14 @@ def boot(d):
         m = BYTES.match(line)
         if m:
             b[m.group(1)] += int(m.group(2))
-    sp = d / "splats.log"
-    if sp.exists():
-        m = SPLATS.match(sp.read_text(errors="replace"))
-        b["splats"] = int(m.group(1)) if m else 1
+    b["splats"] = splats(d)
     return b
 
 
 def bench_boot(d):
     """A benchmark boot on the debug kernel (OUT/bench/raw/<scenario>/patched-<rep>): its points
     are its tests (measured, or an error row), plus the kernel reports of its boot."""
-    b = {"test": f"bench {d.parent.name} {d.name}", "rc": None, "run": 0, "passed": 0, "failed": 0,
-         "skipped": 0, "splats": 0, "verified": 0, "lost": 0, "peer": {}, "failures": []}
-    if (d / "rc").exists():
-        b["rc"] = int((d / "rc").read_text().strip() or -1)
+    b = new_boot(d, f"bench {d.parent.name} {d.name}")
     res = d / "results.jsonl"
     for line in (res.read_text(errors="replace").splitlines() if res.exists() else []):
         try:
@@ -75,9 +82,7 @@ def bench_boot(d):
             b["failures"].append(f"{row.get('id')}: {row['error']}")
         else:
             b["passed"] += 1
-    for sp in d.glob("splats*.log"):
-        m = SPLATS.match(sp.read_text(errors="replace"))
-        b["splats"] += int(m.group(1)) if m else 1
+    b["splats"] = splats(d)
     return b
 
 

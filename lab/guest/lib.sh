@@ -139,6 +139,24 @@ lab_file() {
 	head -c "$(( $2 * 1048576 ))" /dev/urandom >"$1"
 }
 
+# lab_memcg NAME [BYTES]: the cgroup v2 memory cgroup /sys/fs/cgroup/NAME (cgroup2 mounted and
+# the memory controller enabled as needed), memory.max set to BYTES if given.
+lab_memcg() {
+	local cg=/sys/fs/cgroup/$1
+	mkdir -p /sys/fs/cgroup
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p "$cg"
+	[ -z "${2:-}" ] || echo "$2" >"$cg/memory.max"
+}
+
+# in_memcg NAME CMD...: run CMD in the memory cgroup NAME (lab_memcg).
+in_memcg() {
+	local cg=/sys/fs/cgroup/$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@"
+}
+
 lab_drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches

@@ -24,17 +24,12 @@ verified=0 lost=0
 MOPTS=hard,timeo=50
 
 # The memory cgroup the client's processes run in for the "under memory pressure" rounds.
-mkdir -p /sys/fs/cgroup
-mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p /sys/fs/cgroup/cli
+lab_memcg cli
 CG=none
 
 # in_cg CMD...: run CMD in the client's memory cgroup when a round asks for one.
 in_cg() {
-	if [ "$CG" = none ]; then "$@"; else
-		sh -c 'echo $$ >/sys/fs/cgroup/cli/cgroup.procs && exec "$@"' sh "$@"
-	fi
+	if [ "$CG" = none ]; then "$@"; else in_memcg cli "$@"; fi
 }
 
 netem() {	# netem ARGS...: the same impairment on both ends of the link
@@ -102,7 +97,7 @@ round() {	# round FAULT: a copy and a fio verify run under FAULT
 
 for VERS in $versions; do
 	for CG in none 48M; do
-		[ "$CG" != none ] && echo $((48 << 20)) >/sys/fs/cgroup/cli/memory.max
+		[ "$CG" != none ] && lab_memcg cli $((48 << 20))
 		lab_mount "$VERS" "$MOPTS"
 		netem delay 1ms rate 1gbit
 		round none

@@ -33,13 +33,9 @@ ok $? "1000 small files written"
 head -c $((512 << 20)) /dev/urandom >"$EXPORT/big"
 sync
 
-mkdir -p /sys/fs/cgroup
-mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+lab_memcg load $((256 << 20))
 CG=/sys/fs/cgroup/load
-mkdir -p $CG
-echo $((256 << 20)) >$CG/memory.max
-in_cg() { sh -c 'echo $$ >'$CG'/cgroup.procs && exec "$@"' sh "$@"; }
+in_cg() { in_memcg load "$@"; }
 # The lab's fio runner (lab/guest/env.py): fio joins the cgroup once its job state (about
 # 200 KiB of SysV memory per job) is set up, so the 256 MiB are the readers' page cache. Over
 # NFS fio takes longer to set up 300 jobs than the runner's default allows: 60 s.
