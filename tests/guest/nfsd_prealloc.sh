@@ -1,0 +1,87 @@
+#!/bin/bash
+# nfsd write preallocation (nfsd.nfsd_prealloc, nfsd.nfsd_prealloc_len): the series' kselftest
+# tools/testing/selftests/nfsd/prealloc_test through NFSv3 and NFSv4.2 mounts of an ext4
+# export (the parameters, a sequential stream preallocated ahead and given back at close, a
+# random writer not preallocated, nothing when off, a nearly full filesystem), then the trace
+# events of a stream and a hostile-input pass over both parameters.
+set -u
+. "$(dirname "$0")/../../lab/guest/lib.sh"
+. "$(dirname "$0")/../../lab/guest/tap.sh"
+. "$LAB_OUT/kernel.env"
+
+t=$KSELFTEST_DIR/nfsd/prealloc_test
+[ -x "$t" ] || { echo "not ok 1 - $t was not built"; echo "1..1"; exit 1; }
+P=/sys/module/nfsd/parameters
+lab_storage ext4 256
+lab_link 0
+lab_nfsd
+is "$(cat $P/nfsd_prealloc) $(cat $P/nfsd_prealloc_len)" "N 16777216" "off by default, at most 16 MiB"
+
+
+mkdir -p "$EXPORT/t"
+for vers in 3 4.2; do
+	lab_mount "$vers"
+	run_ks "prealloc_test over NFSv$vers" env NFSD_PREALLOC_TEST_MNT="$MNT/t" \
+		NFSD_PREALLOC_TEST_EXPORT="$EXPORT/t" "$t"
+	umount "$MNT"
+done
+
+# The events of one stream of 256 KiB stable WRITEs with nfsd_prealloc_len 1 MiB: none for
+# the first WRITE of the empty file, one at the second, then one each time less than half of
+# the 1 MiB is left (4 in all), and a release that gives back what was not used.
+echo 1 >$P/nfsd_prealloc
+echo 1048576 >$P/nfsd_prealloc_len
+lab_mount 4.2
+T=/sys/kernel/tracing/events/nfsd
+echo >/sys/kernel/tracing/trace
+echo 1 >$T/nfsd_write_prealloc/enable
+echo 1 >$T/nfsd_prealloc_release/enable
+in_cli dd if=/dev/zero of="$MNT/t/ev" bs=256k count=16 oflag=dsync status=none
+umount "$MNT"
+sleep 1
+echo 0 >$T/nfsd_write_prealloc/enable
+echo 0 >$T/nfsd_prealloc_release/enable
+ev=$(grep -c 'nfsd_write_prealloc:.*error=0' /sys/kernel/tracing/trace)
+diag "$(grep -o 'nfsd_[a-z_]*: .*' /sys/kernel/tracing/trace | tr '\n' ';')"
+[ "$ev" -ge 3 ] && [ "$ev" -le 6 ]
+ok $? "a 4 MiB stream with nfsd_prealloc_len 1 MiB: $ev preallocations (3-6)"
+! grep -q 'nfsd_write_prealloc:.*write=0+' /sys/kernel/tracing/trace
+ok $? "no preallocation for the first WRITE of the empty file"
+grep -q 'nfsd_prealloc_release:.*size=4194304 .*error=0' /sys/kernel/tracing/trace
+ok $? "the release at close: size 4194304, no error"
+used=$(( $(stat -c %b "$EXPORT/t/ev") * 512 ))
+is "$used" 4194304 "after close the file takes what it holds"
+
+# Hostile input: refused with EINVAL, values unchanged, no splat.
+printf '' >$P/nfsd_prealloc_len
+is "$(cat $P/nfsd_prealloc_len)" 1048576 "an empty write to nfsd_prealloc_len changes nothing"
+for bad in " " abc -1 0 4095 65535 4M 1073741825 2147483648 99999999999999999999 "1 2" \
+	$(head -c 300 /dev/zero | tr '\0' 9); do
+	printf '%s' "$bad" >$P/nfsd_prealloc_len 2>/dev/null
+	rc=$?
+	[ $rc -ne 0 ] && [ "$(cat $P/nfsd_prealloc_len)" = 1048576 ]
+	ok $? "nfsd_prealloc_len refuses '${bad:0:24}' and keeps 1048576"
+done
+for bad in " " 2 maybe -1; do
+	printf '%s' "$bad" >$P/nfsd_prealloc 2>/dev/null
+	rc=$?
+	[ $rc -ne 0 ] && [ "$(cat $P/nfsd_prealloc)" = Y ]
+	ok $? "nfsd_prealloc refuses '$bad' and stays Y"
+done
+# Racing writers of both parameters while a stream writes: no splat, a valid value after.
+lab_mount 4.2
+in_cli dd if=/dev/zero of="$MNT/t/race" bs=1M count=32 oflag=dsync status=none &
+for i in $(seq 1 200); do
+	echo $(( (i % 64 + 1) * 65536 )) >$P/nfsd_prealloc_len
+	echo $(( i % 2 )) >$P/nfsd_prealloc
+done &
+wait
+umount "$MNT"
+v=$(cat $P/nfsd_prealloc_len)
+[ $(( v % 65536 )) -eq 0 ] && [ "$v" -ge 65536 ] && [ "$v" -le 4194304 ]
+ok $? "racing writes leave a valid nfsd_prealloc_len ($v)"
+is "$(stat -c %s "$EXPORT/t/race")" 33554432 "the stream written meanwhile is whole"
+no_splat
+echo 0 >$P/nfsd_prealloc
+echo 16777216 >$P/nfsd_prealloc_len
+tap_done
