@@ -52,6 +52,24 @@ ok $? "the release at close: size 4194304, no error"
 used=$(( $(stat -c %b "$EXPORT/t/ev") * 512 ))
 is "$used" 4194304 "after close the file takes what it holds"
 
+# Files removed or renamed over while nfsd still holds them preallocated (NFSv3: nfsd keeps
+# the open file a few seconds): nfsd_unlink() and nfsd_rename() close them with freeze
+# protection held; the release must neither deadlock nor splat (lockdep on the debug kernel).
+lab_mount 3
+in_cli dd if=/dev/zero of="$MNT/t/gone" bs=256k count=8 oflag=dsync status=none
+in_cli rm "$MNT/t/gone"
+ok $? "a preallocated file removed at once"
+in_cli dd if=/dev/zero of="$MNT/t/old" bs=256k count=8 oflag=dsync status=none
+in_cli dd if=/dev/zero of="$MNT/t/new" bs=256k count=8 oflag=dsync status=none
+in_cli mv "$MNT/t/new" "$MNT/t/old"
+ok $? "a preallocated file renamed over another one at once"
+umount "$MNT"
+for _ in $(seq 30); do
+	[ "$(( $(stat -c %b "$EXPORT/t/old") * 512 ))" = 2097152 ] && break
+	sleep 0.5
+done
+is "$(( $(stat -c %b "$EXPORT/t/old") * 512 ))" 2097152 "the file renamed over it takes what it holds once closed"
+
 # Hostile input: refused with EINVAL, values unchanged, no splat.
 printf '' >$P/nfsd_prealloc_len
 is "$(cat $P/nfsd_prealloc_len)" 1048576 "an empty write to nfsd_prealloc_len changes nothing"
