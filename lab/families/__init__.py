@@ -23,7 +23,7 @@ import importlib
 import re
 from dataclasses import dataclass, field
 
-FAMILIES = ("nfs-read", "local-streams", "nfs-write", "nfs-mount", "nfs-mmap")
+FAMILIES = ("nfs-read", "local-streams", "nfs-write", "nfs-mount", "nfs-mmap", "nfs-writeback")
 
 
 def get(name):

@@ -831,6 +831,7 @@ class Env:
         self.point_id = None
         self.point_tag = None     # a second measured phase of a point (e.g. "readback")
         self.series_dir = self.out / "series"
+        self.last_series = None   # the time series of the last measure() block, if sampled
 
     # setup, called by the runner from the family's NEEDS
     def build(self, needs, setup):
@@ -915,10 +916,12 @@ class Env:
             write(RA_STATS, 0)
         before = self.counters()
         sampler = None
+        self.last_series = None
         if self.plan.get("sample_ms"):
             self.series_dir.mkdir(exist_ok=True)
             name = safe_name(self.point_id) + (f"@{self.point_tag}" if self.point_tag else "")
-            sampler = Sampler(self, self.plan["sample_ms"], self.series_dir / f"{name}.csv")
+            self.last_series = self.series_dir / f"{name}.csv"
+            sampler = Sampler(self, self.plan["sample_ms"], self.last_series)
             sampler.__enter__()
         try:
             yield res

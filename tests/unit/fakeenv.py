@@ -143,6 +143,9 @@ class FakeEnv:
         self.cached_asked = getattr(self, "cached_asked", []) + [(path, start)]
         return getattr(self, "tails", {}).get(path, 0)
 
+    def bdis(self):
+        return {"disk": "254:0", "nfs": "0:50"}
+
     @contextmanager
     def measure(self):
         d = {}

@@ -359,3 +359,95 @@ def test_nfs_write_disk_leaves_room_after_aging(tmp_path):
     assert nw.disk_mb(fresh.doc, fresh.points) >= need
     assert nw.disk_mb(aged.doc, aged.points) * (1 - 0.6 / 2) >= need - 1
     assert nw.disk_mb(aged.doc, aged.points) > nw.disk_mb(fresh.doc, fresh.points)
+
+
+# ---------------------------------------------------------------- nfs-writeback
+
+WRITEBACK = """
+description = "x"
+family = "nfs-writeback"
+[server]
+dirty_mb = [0, 100]
+[client]
+dirty = ["1m", "1g"]
+[workload]
+writers = 2
+seconds = 5
+data_mb = 64
+"""
+
+
+def test_nfs_writeback_point_sets_both_sides_limits(tmp_path):
+    import families.nfs_writeback as wb
+
+    cfg = cfg_of(tmp_path, WRITEBACK, point=0)
+    assert cfg["client"]["dirty"] == "1m" and cfg["server"]["dirty_mb"] == 0
+    env = FakeEnv([fio_json(write={"io_bytes": 64 << 20, "runtime": 5000})],
+                  [{"nfs_write_ops": 64, "nfs_server_write_bytes": 64 << 20, "nfs_commit_ops": 4}])
+    order = []
+    real_write = env.write
+
+    def write(path, value):
+        order.append(path)
+        real_write(path, value)
+    env.write = write
+    row = wb.run_point(env, cfg)
+    # Global thresholds before any bdi byte knob: the kernel converts bytes with them.
+    assert order.index("/proc/sys/vm/dirty_bytes") < order.index("/sys/class/bdi/254:0/min_bytes")
+    assert env.writes["/proc/sys/vm/dirty_bytes"] == wb.GLOBAL_DIRTY
+    assert env.writes["/sys/class/bdi/0:50/strict_limit"] == 1
+    assert env.writes["/sys/class/bdi/0:50/max_bytes"] == 1 << 20
+    assert env.writes["/sys/class/bdi/0:50/min_bytes"] == 1 << 20
+    # An idle server: no strict limit, a minimum share far above what a client sends.
+    assert env.writes["/sys/class/bdi/254:0/strict_limit"] == 0
+    assert env.writes["/sys/class/bdi/254:0/min_bytes"] == wb.IDLE_SERVER_MIN
+    args = env.fio_calls[0]["args"]
+    assert "--numjobs=2" in args and "--time_based" in args and "--runtime=5" in args
+    assert "--size=32m" in args and "--end_fsync=1" in args and env.fio_calls[0]["cgroup"] is False
+    assert row["mean_write_kb"] == 1024.0 and row["mean_commit_kb"] == 16 * 1024.0
+    # The fake bdi reads back what was written: no check fails.
+    assert row["checks"] == []
+
+
+def test_nfs_writeback_active_server_and_a_refused_threshold(tmp_path):
+    import families.nfs_writeback as wb
+
+    cfg = cfg_of(tmp_path, WRITEBACK, point=3)
+    assert cfg["client"]["dirty"] == "1g" and cfg["server"]["dirty_mb"] == 100
+    env = FakeEnv([fio_json(write={"io_bytes": 1 << 20, "runtime": 1000})], [{}])
+    env.files["/sys/class/bdi/0:50/max_bytes"] = "0"
+    real_write = env.write
+
+    def write(path, value):
+        if path != "/sys/class/bdi/0:50/max_bytes":
+            real_write(path, value)
+    env.write = write
+    row = wb.run_point(env, cfg)
+    assert env.writes["/sys/class/bdi/254:0/strict_limit"] == 1
+    assert env.writes["/sys/class/bdi/254:0/max_bytes"] == 100 << 20
+    assert row["checks"] == [f"the mount's max_bytes reads 0, not {1 << 30}"]
+
+
+def test_nfs_writeback_timeline_finds_idle_stretches():
+    import families.nfs_writeback as wb
+
+    def r(t, net, disk, dirty):
+        return {"t": t, "net_tx_bytes": 0, "net_rx_bytes": net, "disk_write_bytes": disk, "nfs_dirty_kb": dirty,
+                "nfs_writeback_kb": 0, "disk_dirty_kb": 100, "disk_writeback_kb": 0}
+    mb = 10**6
+    rows = [r(-2, 0, 0, 4), r(-1, 0, 0, 4),  # filling the cache: not counted
+            r(0, 0, 0, 4), r(1, 50 * mb, 0, 4), r(2, 50 * mb, 0, 4), r(3, 50 * mb, 0, 4),  # link stalls 2 s
+            r(4, 100 * mb, 90 * mb, 4), r(5, 150 * mb, 90 * mb, 4),
+            r(6, 150 * mb, 90 * mb, 0),      # nothing waits: not idle
+            r(7, 150 * mb, 90 * mb, 0)]
+    t = wb.timeline(rows)
+    assert t["first_write_s"] == 0
+    assert t["net_gap_s"] == 2.0 and t["net_idle_s"] == 2.0   # 1-3
+    assert t["disk_gap_s"] == 3.0 and t["disk_idle_s"] == 4.0  # 0-3, 4-5
+    assert t["client_dirty_peak_kb"] == 4 and t["server_dirty_peak_kb"] == 100
+    assert wb.timeline([])["net_gap_s"] == 0.0
+
+
+def test_nfs_writeback_refuses_more_writers_than_data(tmp_path):
+    with pytest.raises(scenario.ScenarioError, match="workload.data_mb"):
+        cfg_of(tmp_path, WRITEBACK.replace("writers = 2", "writers = 64").replace("data_mb = 64", "data_mb = 32"))

@@ -2,7 +2,7 @@
 """In the guest: run one small scenario of a family through the real runner, then check
 what its rows say (TAP). Used by tests/guest/lab_family_*.sh, one boot per family.
 
-    run.py NAME     (NAME: streams | write | clients | mount | mmap)
+    run.py NAME     (NAME: streams | write | clients | mount | mmap | writeback)
 """
 
 import json
@@ -84,6 +84,20 @@ type = ["read", "seq", "seq-sequential", "seq-willneed", "copy", "stride", "rand
 ios = 100
 runtime_s = 20
 functions = 5
+""",
+    # Two client thresholds against an idle and an active server, briefly.
+    "writeback": """
+description = "guest test: nfs-writeback"
+family = "nfs-writeback"
+sample_ms = 250
+[server]
+dirty_mb = [0, 16]
+[client]
+dirty = ["1m", "64m"]
+[workload]
+writers = 2
+seconds = 4
+data_mb = 256
 """,
     # Every case, with and without an explicit nfs.conf setting; run once per udev mode.
     "mount": """
@@ -197,6 +211,35 @@ def mmap():
            f"{p['id']}: {r.get('read_ops')} READs of {r.get('mean_read_kb')} KiB on average")
 
 
+def writeback():
+    """The client and the server get their own dirty limits in one kernel (per-bdi knobs):
+    the mount never holds much more than its threshold, an active server's disk not much more
+    than its own, and each point has its time series and the idle stretches computed."""
+    sc, rc, rows, out = run("writeback")
+    ok(rc == 0, "every point measured")
+    peak = {}
+    for p in sc.points:
+        r, cfg = rows[p["id"]], p["cfg"]
+        ok(r.get("checks") == "ok", f"{p['id']}: checks ok ({r.get('checks', r.get('error'))})")
+        if "error" in r:
+            continue
+        d = families.bytes_of(cfg["client"]["dirty"]) >> 10
+        peak[cfg["client"]["dirty"], cfg["server"]["dirty_mb"]] = r["client_dirty_peak_kb"]
+        ok(0 < r["client_dirty_peak_kb"] <= 2 * d + 1024,
+           f"{p['id']}: the mount held at most {r['client_dirty_peak_kb']} KiB (threshold {d})")
+        if cfg["server"]["dirty_mb"]:
+            ok(r["server_dirty_peak_kb"] <= 2 * cfg["server"]["dirty_mb"] * 1024,
+               f"{p['id']}: the active server's disk held at most {r['server_dirty_peak_kb']} KiB "
+               f"(its limit {cfg['server']['dirty_mb']} MiB)")
+        ok(r["write_mbps"] > 0 and r["nfs_commit_ops"] >= 1 and r["mean_write_kb"] > 0,
+           f"{p['id']}: {r['write_mbps']} MB/s, {r['nfs_write_ops']} WRITEs of {r['mean_write_kb']} KiB, "
+           f"{r['nfs_commit_ops']} COMMITs")
+        ok("net_gap_s" in r and "disk_gap_s" in r, f"{p['id']}: idle stretches computed "
+           f"(link {r.get('net_gap_s')} s, disk {r.get('disk_gap_s')} s)")
+    ok(peak.get(("64m", 0), 0) > 4 * peak.get(("1m", 0), 1 << 30),
+       f"the 64 MiB threshold lets the mount hold more than the 1 MiB one ({peak})")
+
+
 def udev_dir():
     for line in Path(os.environ["LAB_OUT"], "kernel.env").read_text().splitlines():
         if line.startswith("LAB_UDEV="):
@@ -256,6 +299,7 @@ def mount():
 
 
 if __name__ == "__main__":
-    {"streams": streams, "write": write, "clients": clients, "mount": mount, "mmap": mmap}[sys.argv[1]]()
+    {"streams": streams, "write": write, "clients": clients, "mount": mount, "mmap": mmap,
+     "writeback": writeback}[sys.argv[1]]()
     print(f"1..{N}")
     sys.exit(1 if FAILED else 0)
