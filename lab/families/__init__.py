@@ -176,6 +176,14 @@ def mount_opts(cl):
     return f"rsize={cl['rsize_kb'] * 1024}" + (f",{cl['mount_opts']}" if cl["mount_opts"] else "")
 
 
+def nfs_write_sizes(d):
+    """Mean WRITE and COMMIT sizes in KiB from a measure() block's NFS counter deltas: the
+    bytes the WRITEs carried, per WRITE and per COMMIT (None without a COMMIT)."""
+    wbytes, ops, commits = (d.get(k, 0) for k in ("nfs_server_write_bytes", "nfs_write_ops", "nfs_commit_ops"))
+    return {"mean_write_kb": round(wbytes / ops / 1024, 1) if ops else 0,
+            "mean_commit_kb": round(wbytes / commits / 1024, 1) if commits else None}
+
+
 def client_params():
     return {
         "nfs_version": Choice("4.2", NFS_VERSIONS, doc="NFS version of the mount"),

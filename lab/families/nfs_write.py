@@ -11,7 +11,7 @@ both page caches.
 
 import random
 
-from families import LINK, Bool, Choice, Int, Size, client_params, disk_params, largest
+from families import LINK, Bool, Choice, Int, Size, client_params, disk_params, largest, nfs_write_sizes
 
 NAME = "nfs-write"
 NEEDS = ("disk", "nfs", "link")
@@ -236,7 +236,6 @@ def run_point(env, cfg):
     env.server.run(["sync"])
     srv_paths = [env.server.path(file_name(i)) for i in range(n)]
     n_ext, used, size = extents(env, srv_paths)
-    ops = d.get("nfs_write_ops", 0)
     row = dict(d)
     row.update({
         "write_mbps": round(total / secs / 1e6, 2) if secs else 0.0,
@@ -246,9 +245,7 @@ def run_point(env, cfg):
         "extents": n_ext,
         "extents_per_gib": round(n_ext / (size / 2**30), 1) if size else None,
         "space_ratio": round(used / size, 4) if size else None,
-        "mean_write_kb": round(d.get("nfs_server_write_bytes", 0) / ops / 1024, 1) if ops else 0,
-        "mean_commit_kb": (round(d.get("nfs_server_write_bytes", 0) / d["nfs_commit_ops"] / 1024, 1)
-                           if d.get("nfs_commit_ops") else None),
+        **nfs_write_sizes(d),
         "link_mbps": env.link.ceiling.get(lk["delay_ms"]),
     })
     checks = []

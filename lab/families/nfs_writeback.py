@@ -30,7 +30,7 @@ server  server.dirty_mb = 0 ("idle"): global vm.dirty_bytes 8 GiB, background 4 
 import csv
 import time
 
-from families import LINK, Choice, Int, Size, bytes_of, disk_params, largest
+from families import LINK, Choice, Int, Size, bytes_of, disk_params, largest, nfs_write_sizes
 
 NAME = "nfs-writeback"
 NEEDS = ("disk", "nfs", "link")
@@ -199,8 +199,8 @@ def timeline(rows, idle_bps=IDLE_BPS):
 
 def clean_start(env, n_old):
     """No files of an earlier point, nothing dirty anywhere, both page caches empty."""
-    for i in range(n_old):
-        env.run(["rm", "-f", env.server.path(file_name(i))])
+    if n_old:
+        env.run(["rm", "-f", *(env.server.path(file_name(i)) for i in range(n_old))])
     env.run(["sync"])
     env.drop_caches()
 
@@ -223,16 +223,13 @@ def run_point(env, cfg):
         job = env.fio(fio_write(c.mnt, wl), cgroup=False)["jobs"][0]["write"]
     wall = time.monotonic() - t0
     total = job["io_bytes"]
-    ops, commits = d.get("nfs_write_ops", 0), d.get("nfs_commit_ops", 0)
-    wbytes = d.get("nfs_server_write_bytes", 0)
     row = dict(d)
     row.update({
         "write_mbps": round(total / wall / 1e6, 2) if wall else 0.0,
         "app_bytes": total,
         "secs": round(wall, 3),
         "rtt_ms": round(rtt, 3),
-        "mean_write_kb": round(wbytes / ops / 1024, 1) if ops else 0,
-        "mean_commit_kb": round(wbytes / commits / 1024, 1) if commits else None,
+        **nfs_write_sizes(d),
         "client_dirty_bytes": got_cli,
         "server_dirty_bytes": got_srv,
         "link_mbps": env.link.ceiling.get(lk["delay_ms"]),
