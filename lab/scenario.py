@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import families
-from families import Choice, Int, Param
+from families import Choice, Int, Param, check_disk
 
 KINDS = ("stock", "patched")
 UDEV_MODES = ("off", "debian", "companion")
@@ -208,6 +208,9 @@ def validate(raw, path, quick=False):
         for k, p in spec.items():
             full[t][k] = c.value(f"{t}.{k}", given[k], p) if k in given else p.default
     full["knobs"] = _check_knobs(c, "knobs", doc.get("knobs", {}))
+    for t, spec in tables.items():
+        if "disk_seek_us" in spec:     # a disk_params() table
+            check_disk(c, t, full[t])
     if hasattr(fam, "check"):
         fam.check(c, full)
 

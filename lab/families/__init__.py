@@ -135,11 +135,27 @@ RSIZES = (4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 def disk_params(fs=("ext4", "xfs", "tmpfs"), axis=False):
     """The server's (or the local workload's) disk: a memory-backed null_blk with an optional
-    per-request latency and bandwidth cap (an HDD-like device), or tmpfs."""
+    per-request latency and bandwidth cap (an HDD-like device), or, with disk_seek_us, the
+    seeking disk (lab/guest/seekdisk.c: requests that do not follow the last one pay a seek),
+    or tmpfs."""
     return {
         "fs": Choice("ext4", fs, axis=axis, doc="filesystem on the disk"),
-        "disk_latency_us": Int(0, 0, 1000000, axis=False, doc="null_blk completion time per request"),
-        "disk_mbps": Int(0, 0, 40960, axis=False, doc="null_blk bandwidth cap, MB/s (0: none)"),
+        "disk_latency_us": Int(0, 0, 1000000, axis=False, doc="time every request costs (null_blk: its "
+                               "completion time; seeking disk: command overhead)"),
+        "disk_mbps": Int(0, 0, 40960, axis=False, doc="bandwidth cap, MB/s (0: none)"),
+        "disk_seek_us": Int(0, 0, 1000000, axis=False,
+                            doc="0: null_blk (no position: every request costs the same); N: the seeking "
+                            "disk, one request at a time in arrival order, N us for one that does not start "
+                            "where the last ended (or up to disk_track_kb after it: the gap at disk_mbps)"),
+        "disk_track_kb": Int(1024, 0, 1 << 20, axis=False,
+                             doc="seeking disk: a forward gap up to this is passed over at disk_mbps, not sought"),
+        "disk_ncq": Int(32, 1, 256, axis=False,
+                        doc="seeking disk: requests it may reorder, nearest at or after the head first (C-LOOK), "
+                        "like a SATA disk's command queue; 1: strictly in arrival order"),
+        "disk_write_cache": Bool(False, axis=False,
+                                 doc="seeking disk: writes go to a write-back cache that destages for free "
+                                 "(they cost disk_latency_us + bytes at disk_mbps and do not move the head); "
+                                 "reads pay as usual"),
     }
 
 
@@ -151,9 +167,17 @@ LINK = {
 
 
 def check_disk(c, table, t):
-    """Refuse a disk latency or bandwidth cap on tmpfs (c.fail names `table`.fs)."""
-    if t["fs"] == "tmpfs" and (t["disk_latency_us"] or t["disk_mbps"]):
-        c.fail(f"{table}.fs", "tmpfs has no disk: disk_latency_us and disk_mbps need ext4 or xfs")
+    """Refuse a disk model on tmpfs (c.fail names `table`.fs), and a null_blk queue depth on the
+    seeking disk (it serves one request at a time)."""
+    fss = t["fs"] if isinstance(t["fs"], list) else [t["fs"]]
+    if "tmpfs" in fss and (t["disk_latency_us"] or t["disk_mbps"] or t["disk_seek_us"]):
+        c.fail(f"{table}.fs", "tmpfs has no disk: disk_latency_us, disk_mbps and disk_seek_us need ext4 or xfs")
+    if not t["disk_seek_us"] and (t["disk_write_cache"] or t["disk_track_kb"] != 1024 or t["disk_ncq"] != 32):
+        c.fail(f"{table}.disk_seek_us", "disk_write_cache, disk_track_kb and disk_ncq are the seeking disk's: "
+               "set disk_seek_us too")
+    if t["disk_seek_us"] and t.get("queue_depth"):
+        c.fail(f"{table}.queue_depth", "the seeking disk (disk_seek_us) serves one request at a time: "
+               "queue_depth is null_blk's")
 
 
 def read_ahead_kb_param():

@@ -30,7 +30,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from families import (LINK, Choice, Int, Param, Size, bytes_of, check_disk, client_params, disk_params, largest,
+from families import (LINK, Choice, Int, Param, Size, bytes_of, client_params, disk_params, largest,
                       mount_checked, read_ahead_kb_param)
 
 NAME = "nfs-mmap"
@@ -94,7 +94,6 @@ def check(c, doc):
     cl = doc["client"]
     if cl["count"] != 1:
         c.fail("client.count", "nfs-mmap runs one client")
-    check_disk(c, "server", doc["server"])
 
 
 def data_mb(doc):

@@ -16,7 +16,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from families import (LINK, Bool, Choice, Int, Size, bytes_of, check_disk, client_params, disk_params, largest,
+from families import (LINK, Bool, Choice, Int, Size, bytes_of, client_params, disk_params, largest,
                       mount_checked, read_ahead_kb_param)
 
 NAME = "nfs-read"
@@ -69,7 +69,6 @@ METRICS = {
 
 
 def check(c, doc):
-    check_disk(c, "server", doc["server"])
     wl = doc["workload"]
     if wl["ios"] and wl["type"] not in ("randread", "mmaprand"):
         c.fail("workload.ios", "only randread and mmaprand stop after a number of reads")

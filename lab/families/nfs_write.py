@@ -55,6 +55,10 @@ METRICS = {
     "nfs_commit_ops": "COMMIT RPCs",
     "mean_commit_kb": "KiB written per COMMIT (server write bytes / COMMITs)",
     "rb_disk_read_ios": "read requests the server disk served during the read-back",
+    "rb_disk_seeks": "seeking disk (disk_seek_us): read-back requests that paid a seek",
+    "rb_disk_skips": "seeking disk: read-back requests after a short forward gap (passed over, not sought)",
+    "rb_disk_busy_ms": "seeking disk: ms its head was busy during the read-back",
+    "disk_seeks": "seeking disk (disk_seek_us): requests during the write that paid a seek",
     "extents_per_gib_closed": "extents per GiB once the client unmounted and nfsd closed the files",
     "space_ratio_closed": "blocks the files take / their size, once nfsd closed them",
     "prealloc_kb": "nfsd write preallocation in force (0 off, -2 a kernel without it)",
@@ -261,7 +265,8 @@ def run_point(env, cfg):
         env.point_tag = None
         rsecs = rj["runtime"] / 1000.0
         row["readback_mbps"] = round(rj["io_bytes"] / rsecs / 1e6, 2) if rsecs else 0.0
-        for k in ("disk_read_ios", "disk_read_bytes", "nfs_read_ops", "vm_pgmajfault"):
+        for k in ("disk_read_ios", "disk_read_bytes", "disk_seeks", "disk_skips", "disk_busy_ms", "nfs_read_ops",
+                  "vm_pgmajfault"):
             if k in r:
                 row[f"rb_{k}"] = r[k]
     # What the files take once nfsd closed them for good (preallocation given back).

@@ -37,6 +37,8 @@ SRV_IP = "10.9.0.1"
 NULLB = "/sys/kernel/config/nullb"
 MAX_SECTORS = 2560       # 512-byte sectors per request: 1280 KiB (see Disk.create)
 DISK = "labdisk"
+NBD = "nbd0"              # the seeking disk (Disk.create_seeking)
+SEEKDISK_STATS = "/run/seekdisk.stats"
 RA_STATS = "/sys/kernel/debug/readahead/stats"
 CGROOT = "/sys/fs/cgroup"
 WORK_CG = f"{CGROOT}/lab-work"
@@ -110,6 +112,14 @@ def parse_mountstats(text, mnt):
 def parse_vmstat(text):
     v = dict(line.split() for line in text.splitlines() if line.strip())
     return {f"vm_{k}": int(v.get(k, 0)) for k in VMSTAT_KEYS}
+
+
+def parse_seekdisk(text):
+    """The seeking disk's counters (lab/guest/seekdisk.c's STATS file): requests that paid a
+    seek, forward gaps passed over, and the time its head was busy."""
+    v = dict(line.split() for line in text.splitlines() if line.strip())
+    return {"disk_seeks": int(v["seeks"]), "disk_skips": int(v["skips"]),
+            "disk_busy_ms": int(v["busy_us"]) // 1000}
 
 
 def parse_diskstats(text, dev):
@@ -348,12 +358,17 @@ class Disk:
         self.path = path
         self.fs = None
         self.dev = None
+        self.proc = None     # the seeking disk's server
 
-    def create(self, fs, size_mb, latency_us=0, mbps=0, queue_depth=0):
+    def create(self, fs, size_mb, latency_us=0, mbps=0, queue_depth=0, seek_us=0, track_kb=1024, wcache=False, ncq=32):
         os.makedirs(self.path, exist_ok=True)
         self.fs = fs
         if fs == "tmpfs":
             run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", self.path])
+            return
+        if seek_us:
+            self.create_seeking(size_mb, latency_us, mbps, seek_us, track_kb, wcache, ncq)
+            self.format(fs)
             return
         d = f"{NULLB}/{DISK}"
         os.mkdir(d)
@@ -378,6 +393,29 @@ class Disk:
         self.dev = DISK
         self.format(fs)
 
+    def create_seeking(self, size_mb, latency_us, mbps, seek_us, track_kb, wcache, ncq):
+        """The seeking disk: /dev/nbd0 served from this guest's memory by lab/guest/seekdisk.c
+        (built here with the host's gcc), which charges a seek to every request that does not
+        start where the last one ended. It runs until the guest powers off."""
+        exe = "/tmp/seekdisk"
+        src = Path(__file__).resolve().parent / "seekdisk.c"
+        run(["gcc", "-O2", "-Wall", "-o", exe, str(src)], what="gcc seekdisk.c")
+        argv = [exe, f"/dev/{NBD}", size_mb, seek_us, latency_us, mbps, track_kb, int(wcache), ncq, SEEKDISK_STATS]
+        self.proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True)
+        size = f"/sys/block/{NBD}/size"
+        for _ in range(200):
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"seekdisk exited {self.proc.returncode}: {self.proc.stderr.read().strip()}")
+            if os.path.exists(size) and read(size).strip() not in ("", "0"):
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError(f"/dev/{NBD} did not come up under seekdisk")
+        # the same request size as the null_blk disk (see create)
+        write(f"/sys/block/{NBD}/queue/max_sectors_kb", MAX_SECTORS // 2)
+        self.dev = NBD
+
     def format(self, fs):
         """A fresh filesystem (umount, mkfs, mount): every point of a write benchmark starts
         from the same empty disk."""
@@ -389,12 +427,15 @@ class Disk:
         # during the first points.
         mkfs = {"ext4": ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
                 "xfs": ["mkfs.xfs", "-q", "-f"]}[fs]
-        run([*mkfs, f"/dev/{DISK}"])
-        run(["mount", "-t", fs, f"/dev/{DISK}", self.path])
+        run([*mkfs, f"/dev/{self.dev}"])
+        run(["mount", "-t", fs, f"/dev/{self.dev}", self.path])
         self.fs = fs
 
     def counters(self):
-        return parse_diskstats(read("/proc/diskstats"), self.dev) if self.dev else {}
+        c = parse_diskstats(read("/proc/diskstats"), self.dev) if self.dev else {}
+        if self.dev == NBD:
+            c.update(parse_seekdisk(read(SEEKDISK_STATS)))
+        return c
 
 
 class Server:
@@ -844,7 +885,8 @@ class Env:
             fs = srv["fs"][0] if isinstance(srv["fs"], list) else srv["fs"]
             self.disk = Disk(EXPORT if "nfs" in needs else "/srv/local")
             self.disk.create(fs, self.plan["disk_mb"], srv.get("disk_latency_us", 0), srv.get("disk_mbps", 0),
-                             srv.get("queue_depth", 0))
+                             srv.get("queue_depth", 0), srv.get("disk_seek_us", 0), srv.get("disk_track_kb", 1024),
+                             srv.get("disk_write_cache", False), srv.get("disk_ncq", 32))
         if "nfs" in needs:
             self.server = Server()
         if "link" in needs:
