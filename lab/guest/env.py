@@ -122,6 +122,16 @@ def parse_seekdisk(text):
             "disk_busy_ms": int(v["busy_us"]) // 1000}
 
 
+def seekdisk_counters(tries=5):
+    """The seeking disk's counters, read again if a read caught the file mid-rewrite."""
+    for _ in range(tries - 1):
+        try:
+            return parse_seekdisk(read(SEEKDISK_STATS))
+        except (KeyError, ValueError):
+            time.sleep(0.01)
+    return parse_seekdisk(read(SEEKDISK_STATS))
+
+
 def parse_diskstats(text, dev):
     """Bytes and requests read and written by block device dev (/proc/diskstats)."""
     for line in text.splitlines():
@@ -411,6 +421,7 @@ class Disk:
                 break
             time.sleep(0.05)
         else:
+            self.proc.kill()
             raise RuntimeError(f"/dev/{NBD} did not come up under seekdisk")
         # the same request size as the null_blk disk (see create)
         write(f"/sys/block/{NBD}/queue/max_sectors_kb", MAX_SECTORS // 2)
@@ -434,7 +445,10 @@ class Disk:
     def counters(self):
         c = parse_diskstats(read("/proc/diskstats"), self.dev) if self.dev else {}
         if self.dev == NBD:
-            c.update(parse_seekdisk(read(SEEKDISK_STATS)))
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"seekdisk (/dev/{NBD}) exited {self.proc.returncode}: "
+                                   f"{self.proc.stderr.read().strip()}")
+            c.update(seekdisk_counters())
         return c
 
 

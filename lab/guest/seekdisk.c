@@ -45,6 +45,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -53,9 +54,10 @@
 
 #define BLOCK 4096
 #define MAX_QUEUE 256
+#define MAX_AGE_NS 200000000ULL	/* 200 ms */
 
 struct stats {
-	unsigned long long requests, seeks, skips, read_bytes, write_bytes, busy_us;
+	unsigned long long requests, seeks, skips, read_bytes, write_bytes, busy_ns;
 };
 
 static void die(const char *what)
@@ -130,7 +132,7 @@ static void put_stats(int fd, const struct stats *st)
 	char buf[256];
 	int n = snprintf(buf, sizeof(buf),
 			 "requests %llu\nseeks %llu\nskips %llu\nread_bytes %llu\nwrite_bytes %llu\nbusy_us %llu\n",
-			 st->requests, st->seeks, st->skips, st->read_bytes, st->write_bytes, st->busy_us);
+			 st->requests, st->seeks, st->skips, st->read_bytes, st->write_bytes, st->busy_ns / 1000);
 
 	if (pwrite(fd, buf, n, 0) != n)
 		die("stats write");
@@ -139,7 +141,7 @@ static void put_stats(int fd, const struct stats *st)
 struct req {
 	unsigned int cmd;
 	int bad;
-	unsigned long long from, len;
+	unsigned long long from, len, arrival;
 	char handle[8];
 	char *buf;	/* a write's payload until it is served */
 };
@@ -148,7 +150,7 @@ static char *disk;
 static unsigned long long size, seek_ns, latency_ns, bps, track, wcache, head, busy_until;
 static struct stats st;
 static FILE *trace;
-static int sock;
+static int sock, statfd;
 
 /* The next request off the socket; 0 at the end (a disconnect or a closed socket). */
 static int recv_req(int fd, struct req *r)
@@ -161,6 +163,7 @@ static int recv_req(int fd, struct req *r)
 		errno = EPROTO;
 		die("bad request magic");
 	}
+	r->arrival = now_ns();
 	r->cmd = be32toh(rq.type) & 0xffff;
 	r->from = be64toh(rq.from);
 	r->len = be32toh(rq.len);
@@ -174,7 +177,10 @@ static int recv_req(int fd, struct req *r)
 		r->buf = malloc(r->len ? r->len : 1);
 		if (!r->buf)
 			die("malloc");
-		full(fd, r->buf, r->len, 0);
+		if (r->len && !full(fd, r->buf, r->len, 0)) {
+			errno = EPIPE;
+			die("socket closed before a write's payload");
+		}
 	}
 	return 1;
 }
@@ -187,13 +193,16 @@ static int is_io(const struct req *r)
 /*
  * Which queued request the disk serves next. Reads and writes may pass each other (NCQ);
  * anything else (a discard, a flush, a refused request) is served in arrival order, and
- * nothing that arrived after it passes it. With a write cache a write is taken at once;
- * otherwise the next request at or after the head, else the lowest (C-LOOK).
+ * nothing that arrived after it passes it. The oldest request is taken once it has waited
+ * MAX_AGE_NS (a disk's starvation limit). Otherwise, with a write cache a write is taken at
+ * once; else the next request at or after the head, else the lowest (C-LOOK).
  */
 static int pick(const struct req *q, int n, unsigned long long head, int wcache)
 {
 	int i, best = -1, low = 0;
 
+	if (now_ns() - q[0].arrival > MAX_AGE_NS)
+		return 0;
 	for (i = 0; i < n && is_io(&q[i]); i++) {
 		if (wcache && q[i].cmd == NBD_CMD_WRITE)
 			return i;
@@ -228,9 +237,8 @@ static void serve(struct req *r, int queued)
 			st.seeks++;
 		}
 		service = latency_ns + pos + (bps ? r->len * 1000000000ULL / bps : 0);
-		start = now_ns();
-		if (start < busy_until)
-			start = busy_until;
+		/* from its arrival: the time spent copying it overlaps its service */
+		start = r->arrival > busy_until ? r->arrival : busy_until;
 		busy_until = start + service;
 		if (trace)
 			fprintf(trace, "%llu %c %llu %llu %llu %d\n", start / 1000, "RW"[r->cmd], r->from, r->len,
@@ -239,7 +247,7 @@ static void serve(struct req *r, int queued)
 		if (!cached)
 			head = r->from + r->len;
 		st.requests++;
-		st.busy_us += service / 1000;
+		st.busy_ns += service;
 		if (r->cmd == NBD_CMD_READ) {
 			st.read_bytes += r->len;
 		} else {
@@ -255,8 +263,12 @@ static void serve(struct req *r, int queued)
 	} else if (r->cmd != NBD_CMD_FLUSH) {
 		rp.error = htobe32(EINVAL);
 	}
+	if (trace && !is_io(r))
+		fprintf(trace, "%llu %c %llu %llu 0 %d\n", now_ns() / 1000, r->cmd == NBD_CMD_TRIM ? 'T' :
+			r->cmd == NBD_CMD_FLUSH ? 'F' : '?', r->from, r->len, queued);
 	free(r->buf);
 	r->buf = NULL;
+	put_stats(statfd, &st);	/* before the reply: a reader that saw it complete sees it counted */
 	full(sock, &rp, sizeof(rp), 1);
 	if (r->cmd == NBD_CMD_READ && !r->bad)
 		full(sock, disk + r->from, r->len, 1);
@@ -265,7 +277,7 @@ static void serve(struct req *r, int queued)
 int main(int argc, char **argv)
 {
 	static struct req q[MAX_QUEUE];
-	int sv[2], nbd, sf, ncq, n = 0, disc = 0;
+	int sv[2], nbd, ncq, n = 0, disc = 0;
 	char path[256];
 	pid_t pid;
 
@@ -283,26 +295,30 @@ int main(int argc, char **argv)
 	if (!size)
 		usage("SIZE_MB must be at least 1");
 
-	disk = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (disk == MAP_FAILED)
-		die("mmap");
-	sf = open(argv[9], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (sf < 0)
-		die(argv[9]);
-	put_stats(sf, &st);
-	if (getenv("SEEKDISK_TRACE")) {
-		trace = fopen(getenv("SEEKDISK_TRACE"), "w");
-		if (!trace)
-			die(getenv("SEEKDISK_TRACE"));
-	}
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		die("socketpair");
 	/* A connected nbd device has a pid attribute; its size ioctls would resize it live. */
 	snprintf(path, sizeof(path), "/sys/block/%s/pid", strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1]);
 	if (!access(path, F_OK)) {
 		fprintf(stderr, "seekdisk: %s is in use (%s exists)\n", argv[1], path);
 		exit(1);
 	}
+	/* Reclaim may wait on writeback to this device, which only this process serves. */
+	if (prctl(PR_SET_IO_FLUSHER, 1, 0, 0, 0))
+		die("prctl(PR_SET_IO_FLUSHER)");
+	disk = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (disk == MAP_FAILED)
+		die("mmap");
+	statfd = open(argv[9], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (statfd < 0)
+		die(argv[9]);
+	put_stats(statfd, &st);
+	if (getenv("SEEKDISK_TRACE")) {
+		trace = fopen(getenv("SEEKDISK_TRACE"), "w");
+		if (!trace)
+			die(getenv("SEEKDISK_TRACE"));
+		setvbuf(trace, NULL, _IOLBF, 0);	/* the guest may power off with it open */
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		die("socketpair");
 	nbd = open(argv[1], O_RDWR);
 	if (nbd < 0)
 		die(argv[1]);
@@ -319,8 +335,11 @@ int main(int argc, char **argv)
 		die("fork");
 	if (pid == 0) {
 		close(sv[1]);
-		if (ioctl(nbd, NBD_DO_IT) && errno != EPIPE)
+		if (ioctl(nbd, NBD_DO_IT) && errno != EPIPE) {
+			/* the server would wait for requests that never come */
+			kill(getppid(), SIGTERM);
 			die("NBD_DO_IT");
+		}
 		ioctl(nbd, NBD_CLEAR_QUE);
 		ioctl(nbd, NBD_CLEAR_SOCK);
 		_exit(0);
@@ -356,7 +375,6 @@ int main(int argc, char **argv)
 		serve(&q[i], n);
 		memmove(&q[i], &q[i + 1], (n - i - 1) * sizeof(q[0]));
 		n--;
-		put_stats(sf, &st);
 	}
 	close(sv[1]);
 	if (trace)

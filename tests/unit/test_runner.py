@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 import bench as host_bench
 from guest import bench as guest_bench
 from guest import env as genv
@@ -56,6 +58,10 @@ def test_counter_parsers():
     assert genv.parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 total=2500\n"
                           "full avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n", "psi_mem") == {
         "psi_mem_some_ms": 2.5, "psi_mem_full_ms": 1.0}
+    assert genv.parse_seekdisk("requests 9\nseeks 4\nskips 2\nread_bytes 1\nwrite_bytes 0\nbusy_us 123456\n") == {
+        "disk_seeks": 4, "disk_skips": 2, "disk_busy_ms": 123}
+    with pytest.raises(ValueError):      # a read that caught a rewrite half done: read again
+        genv.parse_seekdisk("requests 9\nseeks")
     vm = genv.parse_vmstat("nr_dirty 5\nworkingset_refault_file 7\npgmajfault 3\n")
     assert vm["vm_workingset_refault_file"] == 7 and vm["vm_pgmajfault"] == 3 and vm["vm_pgscan_direct"] == 0
     stats = genv.parse_rastats(
