@@ -225,7 +225,9 @@ def writeback():
             continue
         d = families.bytes_of(cfg["client"]["dirty"]) >> 10
         peak[cfg["client"]["dirty"], cfg["server"]["dirty_mb"]] = r["client_dirty_peak_kb"]
-        ok(0 < r["client_dirty_peak_kb"] <= 2 * d + 1024,
+        # A 1 MiB threshold holds its pages for milliseconds: a 250 ms sampler may see none
+        # (CI, 2026-11-25: 0.0 at 1m). From 16 MiB on it must see some.
+        ok((r["client_dirty_peak_kb"] > 0 or d < 16384) and r["client_dirty_peak_kb"] <= 2 * d + 1024,
            f"{p['id']}: the mount held at most {r['client_dirty_peak_kb']} KiB (threshold {d})")
         if cfg["server"]["dirty_mb"]:
             ok(r["server_dirty_peak_kb"] <= 2 * cfg["server"]["dirty_mb"] * 1024,
