@@ -378,8 +378,13 @@ class Disk:
             return
         if seek_us:
             self.create_seeking(size_mb, latency_us, mbps, seek_us, track_kb, wcache, ncq)
-            self.format(fs)
-            return
+        else:
+            self.create_null_blk(size_mb, latency_us, mbps, queue_depth)
+        self.format(fs)
+
+    def create_null_blk(self, size_mb, latency_us, mbps, queue_depth):
+        """The memory-backed null_blk device, with the completion time, bandwidth cap and queue
+        depth asked for (an HDD-like disk)."""
         d = f"{NULLB}/{DISK}"
         os.mkdir(d)
         write(f"{d}/memory_backed", 1)
@@ -401,7 +406,6 @@ class Disk:
         if not os.path.exists(f"/dev/{DISK}"):
             raise RuntimeError(f"null_blk device /dev/{DISK} did not appear")
         self.dev = DISK
-        self.format(fs)
 
     def create_seeking(self, size_mb, latency_us, mbps, seek_us, track_kb, wcache, ncq):
         """The seeking disk: /dev/nbd0 served from this guest's memory by lab/guest/seekdisk.c

@@ -349,28 +349,21 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	for (;;) {
+		struct pollfd pfd = { .fd = sv[1], .events = POLLIN };
 		int i;
 
-		if (!n && disc)
+		/*
+		 * Everything that has arrived, up to the queue depth, is the disk's to choose
+		 * from; with nothing queued, wait for the next request.
+		 */
+		while (!disc && n < ncq && (!n || poll(&pfd, 1, 0) == 1)) {
+			if (!recv_req(sv[1], &q[n]))
+				disc = 1;
+			else
+				n++;
+		}
+		if (!n)
 			break;
-		if (!n) {
-			if (!recv_req(sv[1], &q[n]))
-				disc = 1;
-			else
-				n++;
-			continue;
-		}
-		/* everything that has arrived, up to the queue depth, is the disk's to choose from */
-		while (n < ncq && !disc) {
-			struct pollfd pfd = { .fd = sv[1], .events = POLLIN };
-
-			if (poll(&pfd, 1, 0) != 1)
-				break;
-			if (!recv_req(sv[1], &q[n]))
-				disc = 1;
-			else
-				n++;
-		}
 		i = pick(q, n, head, wcache);
 		serve(&q[i], n);
 		memmove(&q[i], &q[i + 1], (n - i - 1) * sizeof(q[0]));

@@ -104,23 +104,19 @@ ncq=$(($(stat_of /tmp/sd0 seeks) - s0))
 [ "$fifo" -ge 200 ] && [ $((ncq * 3)) -le "$fifo" ]
 ok $? "queued random reads: $fifo seeks in arrival order, $ncq reordered (want >= 200, and a third at most)"
 
-# Refusals.
-"$SD" /dev/nbd3 lots 8000 0 150 1024 0 32 /tmp/sd3 2>/tmp/sd-bad.err
-rc=$?
-[ "$rc" = 2 ] && grep -q "SIZE_MB must be an integer" /tmp/sd-bad.err
-ok $? "a non-numeric size is refused (rc $rc: $(head -c 100 /tmp/sd-bad.err))"
-"$SD" /dev/nbd3 64 8000 0 150 1024 2 32 /tmp/sd3 2>/tmp/sd-bad.err
-rc=$?
-[ "$rc" = 2 ] && grep -q "WCACHE must be" /tmp/sd-bad.err
-ok $? "a write cache of 2 is refused (rc $rc)"
-"$SD" /dev/nbd3 64 8000 0 150 1024 0 0 /tmp/sd3 2>/tmp/sd-bad.err
-rc=$?
-[ "$rc" = 2 ] && grep -q "QUEUE must be at least 1" /tmp/sd-bad.err
-ok $? "a queue of 0 is refused (rc $rc)"
-"$SD" /dev/nbd0 64 8000 0 150 1024 0 32 /tmp/sd3 2>/tmp/sd-bad.err
-rc=$?
-[ "$rc" = 1 ] && grep -q "is in use" /tmp/sd-bad.err
-ok $? "a device already served is refused (rc $rc: $(head -c 120 /tmp/sd-bad.err))"
+# Refusals: refused RC MESSAGE DESCRIPTION SEEKDISK-ARGS...: seekdisk exits RC saying MESSAGE.
+refused() {
+	local want=$1 msg=$2 what=$3 rc
+	shift 3
+	"$SD" "$@" 2>/tmp/sd-bad.err
+	rc=$?
+	[ "$rc" = "$want" ] && grep -q "$msg" /tmp/sd-bad.err
+	ok $? "$what is refused (rc $rc: $(head -c 120 /tmp/sd-bad.err))"
+}
+refused 2 "SIZE_MB must be an integer" "a non-numeric size" /dev/nbd3 lots 8000 0 150 1024 0 32 /tmp/sd3
+refused 2 "WCACHE must be" "a write cache of 2" /dev/nbd3 64 8000 0 150 1024 2 32 /tmp/sd3
+refused 2 "QUEUE must be at least 1" "a queue of 0" /dev/nbd3 64 8000 0 150 1024 0 0 /tmp/sd3
+refused 1 "is in use" "a device already served" /dev/nbd0 64 8000 0 150 1024 0 32 /tmp/sd3
 [ "$(cat /sys/block/nbd0/size)" = $((256 << 11)) ] && rd nbd0 0
 ok $? "and the device in use keeps its size and works"
 tap_done
