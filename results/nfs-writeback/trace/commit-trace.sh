@@ -7,11 +7,12 @@
 # CASE  fsync      30 s (what ct-analyze.py reads: COMMIT sent -> server fsync -> done)
 #       stacks     6 s, with the stack of every nfs_initiate_commit
 #       writeback  6 s, with writeback:writeback_start, writeback_single_inode, nfs_writeback_done
+#       slots      10 s, with sunrpc:rpc_request, rpc_task_sleep, rpc_task_wakeup (where RPCs wait)
 set -u
 . /work/main/lab/guest/lib.sh
-OUT=${1:?usage: commit-trace.sh OUT fsync|stacks|writeback}
-CASE=${2:?usage: commit-trace.sh OUT fsync|stacks|writeback}
-case $CASE in fsync) secs=30 ;; stacks | writeback) secs=6 ;; *) lab_die "unknown case '$CASE'" ;; esac
+OUT=${1:?usage: commit-trace.sh OUT fsync|stacks|writeback|slots}
+CASE=${2:?usage: commit-trace.sh OUT fsync|stacks|writeback|slots}
+case $CASE in fsync) secs=30 ;; stacks | writeback) secs=6 ;; slots) secs=10 ;; *) lab_die "unknown case '$CASE'" ;; esac
 mkdir -p "$OUT"
 lab_storage ext4 3072 4000000 150
 lab_link 0
@@ -32,6 +33,11 @@ case $CASE in
 stacks) echo stacktrace >$T/events/nfs/nfs_initiate_commit/trigger ;;
 writeback)
 	for e in writeback/writeback_single_inode writeback/writeback_start nfs/nfs_writeback_done; do
+		echo 1 >"$T/events/$e/enable"
+	done
+	;;
+slots)
+	for e in sunrpc/rpc_request sunrpc/rpc_task_sleep sunrpc/rpc_task_wakeup; do
 		echo 1 >"$T/events/$e/enable"
 	done
 	;;
