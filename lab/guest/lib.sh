@@ -128,6 +128,22 @@ lab_bdi() {
 	echo "/sys/class/bdi/$dev"
 }
 
+# lab_mount_budget VERS BYTES [OPTS]: lab_mount, with the client's dirty threshold BYTES on the
+# mount's bdi (strict_limit, min_bytes = max_bytes) and the server's own writeback idle (global
+# thresholds of 8 GiB, the export disk's bdi guaranteed 2 GiB), as the nfs-writeback family
+# sets them (lab/families/nfs_writeback.py); prints nothing.
+lab_mount_budget() {
+	local vers=$1 bytes=$2 opts=${3:-} nbdi
+	echo $((8 << 30)) >/proc/sys/vm/dirty_bytes
+	echo $((4 << 30)) >/proc/sys/vm/dirty_background_bytes
+	echo $((2 << 30)) >"$(lab_bdi "$EXPORT")/min_bytes"
+	lab_mount "$vers" "$opts"
+	nbdi=$(lab_bdi "$MNT")
+	echo "$bytes" >"$nbdi/min_bytes"
+	echo "$bytes" >"$nbdi/max_bytes"
+	echo 1 >"$nbdi/strict_limit"
+}
+
 # lab_mount_opt PATH OPT: the value of a mount option (e.g. rsize) as the kernel reports it.
 lab_mount_opt() {
 	awk -v m="$1" -v o="$2" '$2 == m { n = split($4, a, ","); for (i = 1; i <= n; i++)

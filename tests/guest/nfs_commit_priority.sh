@@ -16,15 +16,7 @@ set -u
 lab_storage ext4 3072 4000000 150
 lab_link 0
 lab_nfsd
-echo $((8 << 30)) >/proc/sys/vm/dirty_bytes
-echo $((4 << 30)) >/proc/sys/vm/dirty_background_bytes
-dbdi=/sys/class/bdi/$(mountpoint -d "$EXPORT")
-echo $((2 << 30)) >"$dbdi/min_bytes"
-lab_mount 4.2 rsize=1048576,wsize=1048576
-nbdi=$(lab_bdi "$MNT")
-echo $((1 << 30)) >"$nbdi/min_bytes"
-echo $((1 << 30)) >"$nbdi/max_bytes"
-echo 1 >"$nbdi/strict_limit"
+lab_mount_budget 4.2 $((1 << 30)) rsize=1048576,wsize=1048576
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs none $T
 for e in rpc_request rpc_task_sleep rpc_task_wakeup; do

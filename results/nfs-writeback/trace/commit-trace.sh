@@ -17,13 +17,7 @@ mkdir -p "$OUT"
 lab_storage ext4 3072 4000000 150
 lab_link 0
 lab_nfsd
-echo $((8 << 30)) >/proc/sys/vm/dirty_bytes
-echo $((4 << 30)) >/proc/sys/vm/dirty_background_bytes
-dbdi=/sys/class/bdi/$(mountpoint -d "$EXPORT")
-echo $((2 << 30)) >"$dbdi/min_bytes"
-lab_mount 4.2 rsize=1048576,wsize=1048576
-nbdi=$(lab_bdi "$MNT")
-echo $((1 << 30)) >"$nbdi/min_bytes"; echo $((1 << 30)) >"$nbdi/max_bytes"; echo 1 >"$nbdi/strict_limit"
+lab_mount_budget 4.2 $((1 << 30)) rsize=1048576,wsize=1048576
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs none $T
 for e in nfs/nfs_initiate_commit nfs/nfs_commit_done ext4/ext4_sync_file_enter ext4/ext4_sync_file_exit; do
@@ -47,7 +41,7 @@ echo >$T/trace
 echo 1 >$T/tracing_on
 ( while :; do
 	printf '%s %s %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$(awk '$3=="labdisk"{print $10}' /proc/diskstats) $(cat /sys/class/net/srv/statistics/rx_bytes 2>/dev/null)" \
-		"$(grep -E 'BdiWriteback|BdiReclaimable' /sys/kernel/debug/bdi/"$(basename "$nbdi")"/stats | awk '{printf "%s ", $2}')"
+		"$(grep -E 'BdiWriteback|BdiReclaimable' /sys/kernel/debug/bdi/"$(mountpoint -d "$MNT")"/stats | awk '{printf "%s ", $2}')"
 	sleep 0.1
 done ) >"$OUT/samples.txt" &
 sp=$!
