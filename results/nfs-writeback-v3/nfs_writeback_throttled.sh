@@ -23,9 +23,9 @@ bdi=$(basename "$(lab_bdi "$MNT")")
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 stats=/sys/kernel/debug/bdi/$bdi/stats
 [ -r "$stats" ] || lab_die "no $stats"
-commits() { awk -v m="$MNT" '$1 == "device" { cur = ($5 == m) } cur && $1 == "COMMIT:" { print $2 }' /proc/self/mountstats; }
-writes() { awk -v m="$MNT" '$1 == "device" { cur = ($5 == m) } cur && $1 == "WRITE:" { print $2 }' /proc/self/mountstats; }
-c0=$(commits) w0=$(writes)
+# nfs_ops OP: the count of the mount's RPCs of procedure OP (mountstats).
+nfs_ops() { awk -v m="$MNT" -v op="$1:" '$1 == "device" { cur = ($5 == m) } cur && $1 == op { print $2 }' /proc/self/mountstats; }
+c0=$(nfs_ops COMMIT) w0=$(nfs_ops WRITE)
 
 python3 - "$stats" >/tmp/wt-samples.txt <<'PY' &
 import re, sys, time
@@ -41,7 +41,7 @@ fio --name=w --directory="$MNT" --filename=wt.0 --rw=write --bs=1m --size=4096m 
 	--ioengine=psync --time_based --runtime=10 --end_fsync=1 >/tmp/wt-fio.txt 2>&1
 ok $? "a writer wrote for 10 s and fsync()ed: $(grep -o 'bw=[^,]*' /tmp/wt-fio.txt | head -1)"
 wait $sampler
-c1=$(commits) w1=$(writes)
+c1=$(nfs_ops COMMIT) w1=$(nfs_ops WRITE)
 
 # Throttled: dirty + writeback past the freerun ceiling, 3/4 of the budget (in KiB).
 read -r n left < <(awk -v b=$((BUDGET >> 10)) '$1 + $2 > b * 3 / 4 { n++; if ($1 >= b / 4) left++ }
