@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Summarise probe.sh's trace: windows by pattern and size, and how long a thrashed page lived.
+
+    analyze.py TRACE        (trace.txt as probe.sh wrote it, or xz-compressed)
+"""
+import collections
+import lzma
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../lab/guest"))
+import ra_events  # noqa: E402
+
+
+def main():
+    name = sys.argv[1]
+    with (lzma.open(name, "rt") if name.endswith(".xz") else open(name)) as f:
+        evs = ra_events.parse(f, sys.argv[1])
+    t0 = min(float(e["timestamp"]) for e in evs)
+    by = collections.Counter()
+    sizes = collections.defaultdict(collections.Counter)
+    pages = collections.Counter()
+    for e in evs:
+        by[e["pattern"]] += 1
+        sizes[e["pattern"]][e["ra_size"]] += 1
+        pages[e["pattern"]] += e["actual"]
+    print(f"{len(evs)} events over {max(float(e['timestamp']) for e in evs) - t0:.1f} s")
+    for p, c in by.most_common():
+        top = ", ".join(f"{s}:{n}" for s, n in sorted(sizes[p].items()))
+        print(f"  {p:11s} {c:6d} windows, {pages[p]:7d} pages read; sizes {top}")
+    # Thrash: when was the window that held the page submitted (last event of the stream whose
+    # window covered it), and how long ago.
+    last = collections.defaultdict(list)
+    ages = []
+    kinds = collections.Counter()
+    for e in sorted(evs, key=lambda e: float(e["timestamp"])):
+        k = e["ino"]
+        t = float(e["timestamp"])
+        if e["pattern"] == "thrash":
+            idx = e["req_index"]
+            for (ts, st, sz, asz, pat) in reversed(last[k]):
+                if st <= idx < st + sz:
+                    ages.append(t - ts)
+                    kinds[(pat, "lookahead 1" if asz == 1 else "lookahead > 1",
+                           "first page" if idx == st else "later page")] += 1
+                    break
+        last[k].append((t, e["ra_start"], e["ra_size"], e["ra_async_size"], e["pattern"]))
+    if ages:
+        ages.sort()
+        q = lambda p: ages[min(len(ages) - 1, int(p * len(ages)))]  # noqa: E731
+        print(f"thrashed pages: submitted {q(0.1):.1f} / {q(0.5):.1f} / {q(0.9):.1f} s (p10/p50/p90) "
+              f"before the miss, {len(ages)} of {by['thrash']} matched")
+    for k, n in kinds.most_common():
+        print(f"  thrashed page in a {k[0]} window, {k[1]}, {k[2]}: {n}")
+    # Time between a stream's consecutive async submissions (its cycle).
+    gaps = []
+    for k, lst in last.items():
+        for a, b in zip(lst, lst[1:]):
+            gaps.append(b[0] - a[0])
+    gaps.sort()
+    if gaps:
+        q = lambda p: gaps[min(len(gaps) - 1, int(p * len(gaps)))]  # noqa: E731
+        print(f"decision gaps per stream: p10 {q(0.1):.2f} p50 {q(0.5):.2f} p90 {q(0.9):.2f} p99 {q(0.99):.2f} s")
+
+
+main()
