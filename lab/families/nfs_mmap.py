@@ -30,7 +30,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from families import (LINK, Choice, Int, Param, Size, bytes_of, client_params, disk_params, largest,
+from families import (LINK, Choice, Int, Param, Size, above_link, bytes_of, client_params, disk_params, largest,
                       mount_checked, read_ahead_kb_param)
 
 NAME = "nfs-mmap"
@@ -242,7 +242,7 @@ def run_point(env, cfg):
         checks.append(f"{cached} pages of the file cached on the client at the start")
     if d.get("net_drops"):
         checks.append(f"{d['net_drops']} netem drops")
-    if ceiling and wl["type"] != "exec" and row["mbps"] > ceiling * 1.15:
+    if wl["type"] != "exec" and above_link(row["mbps"], ceiling, lk["rate"]):
         checks.append(f"{row['mbps']:.1f} MB/s above the link ceiling {ceiling}")
     row["checks"] = checks
     return row

@@ -16,7 +16,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from families import (LINK, Bool, Choice, Int, Size, bytes_of, client_params, disk_params, largest,
+from families import (LINK, Bool, Choice, Int, Size, above_link, bytes_of, client_params, disk_params, largest,
                       mount_checked, read_ahead_kb_param)
 
 NAME = "nfs-read"
@@ -311,7 +311,7 @@ def run_point(env, cfg):
     checks = []
     if rtt < 2 * lk["delay_ms"]:
         checks.append(f"rtt {rtt} < 2x{lk['delay_ms']} ms")
-    if ceiling and mbps > ceiling * 1.15:
+    if above_link(mbps, ceiling, lk["rate"]):
         checks.append(f"{mbps:.1f} MB/s above the link ceiling {ceiling}")
     if d.get("net_drops"):
         checks.append(f"{d['net_drops']} netem drops")
