@@ -34,16 +34,14 @@ def get(name):
 
 
 SIZE_RE = re.compile(r"^([0-9]+)([kKmMgG]?)$")
-RATE_RE = re.compile(r"^[0-9]+(bit|kbit|mbit|gbit)$")
+RATE_RE = re.compile(r"^([0-9]+)(bit|kbit|mbit|gbit)$")
+RATE_UNIT = {"bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9}
 
 
 def rate_mbps(rate):
     """A tc rate ('1gbit') in MB/s (10^6 bytes/s); None for 'none' or anything else."""
     m = RATE_RE.match(str(rate))
-    if not m:
-        return None
-    bits = int(str(rate)[: -len(m.group(1))]) * {"bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9}[m.group(1)]
-    return bits / 8 / 1e6
+    return int(m.group(1)) * RATE_UNIT[m.group(2)] / 8 / 1e6 if m else None
 
 
 def above_link(mbps, ceiling, rate):
