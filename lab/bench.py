@@ -54,10 +54,25 @@ def build_name(kind):
 
 
 def kernel_info(kind):
-    build = Path(lab_env("LAB_CACHE")) / build_name(kind) / "build" / "include" / "generated"
-    rel = (build / "utsrelease.h").read_text().split('"')[1]
-    ver = (build / "utsversion.h").read_text().split('"')[1]
-    return {"release": rel, "version": ver}
+    """What the kernel of KIND was built from: its release and build stamp, and the commit
+    of its source worktree with the subjects of the patches on top of the base. With
+    --no-build these can differ from patches/ (a build from another PATCH_DIR), and this is
+    what ran."""
+    top = Path(lab_env("LAB_CACHE")) / build_name(kind)
+    gen = top / "build" / "include" / "generated"
+    info = {"release": (gen / "utsrelease.h").read_text().split('"')[1],
+            "version": (gen / "utsversion.h").read_text().split('"')[1]}
+    src = top / "src"
+    git = ["git", "-C", str(src)]
+    head = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode == 0:
+        info["source_commit"] = head.stdout.strip()
+        subj = subprocess.run(git + ["log", "--reverse", "--format=%s",
+                                     f"{lab_env('BASE_TAG')}..HEAD"],
+                              capture_output=True, text=True)
+        if subj.returncode == 0:
+            info["patches"] = [s for s in subj.stdout.splitlines() if s]
+    return info
 
 
 def boot_dir(out, sc, kind, gi, rep):
