@@ -47,8 +47,10 @@ read -r n left < <(awk -v b=$((BUDGET >> 10)) '$1 + $2 > b * 3 / 4 { n++; if ($1
 	END { print n + 0, left + 0 }' /tmp/wt-samples.txt)
 diag "samples throttled: $n, with 25 MiB or more dirty and unsent: $left"
 [ "$n" -ge 20 ] || lab_die "the writer was throttled in only $n samples: the test did not reach its case"
-[ $((left * 10)) -le "$n" ]
-ok $? "while the writer is throttled, the flusher leaves 25 MiB dirty in $left of $n samples (at most 10 %)"
+# At most a quarter: the flusher needs a moment after each throttling to start (patched: 5-7 %
+# of the samples in CI, stock 88-92 %).
+[ $((left * 4)) -le "$n" ]
+ok $? "while the writer is throttled, the flusher leaves 25 MiB dirty in $left of $n samples (at most 25 %)"
 rm -f "$MNT"/wt.0
 
 # 4 KiB random writes into a 1 GiB file for 10 s, then fsync: MiB written per COMMIT.
