@@ -28,6 +28,7 @@ server  server.dirty_mb = 0 ("idle"): global vm.dirty_bytes 8 GiB, background 4 
 """
 
 import csv
+import statistics
 import time
 
 from families import LINK, Choice, Int, Size, bytes_of, disk_params, largest, nfs_write_sizes
@@ -247,3 +248,39 @@ def run_point(env, cfg):
     row["checks"] = checks
     c.umount()
     return row
+
+
+# ---------------------------------------------------------------- report
+
+def report(summ, rep):
+    """Issue 15's measure and the lab's ceiling: per kernel, the sum of the points' median
+    write MB/s over the points both kernels measured, the link ceiling iperf3 measured on the
+    same boots, and each point as a share of that ceiling."""
+    by = {}
+    for s in summ:
+        if s.get(PRIMARY) is not None:
+            by.setdefault(s["id"], {})[s["kind"]] = s
+    pairs = [k for k in by.values() if "stock" in k and "patched" in k]
+    if not pairs:
+        return []
+    rows = []
+    total = {}
+    for kind in ("stock", "patched"):
+        pts = [k[kind] for k in pairs]
+        total[kind] = sum(s[PRIMARY] for s in pts)
+        ceil = [s["link_mbps"] for s in pts if s.get("link_mbps")]
+        lo = min((s["link_mbps_min"] for s in pts if s.get("link_mbps")), default=None)
+        hi = max((s["link_mbps_max"] for s in pts if s.get("link_mbps")), default=None)
+        med = statistics.median(ceil) if ceil else None
+        share = [100 * s[PRIMARY] / s["link_mbps"] for s in pts if s.get("link_mbps")]
+        rows.append([kind, len(pts), f"{total[kind]:.1f}",
+                     f"{med:.1f} [{lo:.1f}–{hi:.1f}]" if med else "—",
+                     f"{min(share):.0f}–{max(share):.0f} %" if share else "—"])
+    ratio = total["patched"] / total["stock"] if total["stock"] else float("inf")
+    return ["### Totals and the link ceiling",
+            "Sum of the points' median write MB/s (the points both kernels measured), the link "
+            "ceiling iperf3 measured on the same boots (median [min–max]), and the points' medians "
+            "as a share of their ceiling:",
+            rep.md_table(["kernel", "points", "sum of medians, MB/s", "link ceiling, MB/s",
+                          "points / ceiling"], rows),
+            f"patched/stock over the sum: {ratio:.3f}× ({100 * (ratio - 1):+.1f} %)"]

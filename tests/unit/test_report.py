@@ -157,3 +157,18 @@ def test_compare_matches_points_across_the_old_and_new_layouts(tmp_path):
     out = report.compare(old, new)
     assert out.startswith(f"1 of 1 points of {new} have their median inside")
     assert "| ab | stock | v4.2/r1024/d10/radefault/bs4k | 12.0 [10.0–14.0] (n=3) | 13.0 (n=1) | 1.08 | inside |" in out
+
+
+def test_nfs_writeback_report_sums_the_paired_points_against_the_ceiling(tmp_path):
+    def row(n, mbps, ceil):
+        return {"id": f"writers={n}", "axes": {"workload.writers": n}, "write_mbps": mbps, "link_mbps": ceil,
+                "checks": "ok"}
+    boots = {}
+    for rep, ceil in ((1, 90.0), (2, 100.0), (3, 110.0)):
+        boots[("wb", "stock", rep)] = [row(1, 40.0, ceil), row(2, 50.0, ceil), row(10, 60.0, ceil)]
+        boots[("wb", "patched", rep)] = [row(1, 50.0, ceil), row(2, 55.0, ceil)]   # no 10-writer point
+    d = new_run(tmp_path, "nfs-writeback", boots)
+    md = report.write(d).read_text()
+    assert "| stock | 2 | 90.0 | 100.0 [90.0–110.0] | 40–50 % |" in md, md
+    assert "| patched | 2 | 105.0 | 100.0 [90.0–110.0] | 50–55 % |" in md
+    assert "patched/stock over the sum: 1.167× (+16.7 %)" in md
