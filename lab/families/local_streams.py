@@ -26,7 +26,10 @@ TABLES = {
         "streams": Int(1, 1, 2000, doc="concurrent readers, each of its own file"),
         "rate_kb": Int(200, 0, 1048576, doc="each reader's rate, KiB/s (0: as fast as it can)"),
         "bs": Size("4k", 512, 16 << 20, doc="application read size"),
-        "runtime_s": Int(30, 1, 3600, axis=False),
+        "runtime_s": Int(30, 1, 3600, axis=False, doc="seconds measured"),
+        "warmup_s": Int(0, 0, 3600, axis=False, doc="seconds the streams read before the measured runtime_s: "
+                        "throughput, latency, counters and statistics cover only what follows it (the seed "
+                        "measured streams long under way); 0: from the streams' first read"),
         "engine": Choice("psync", ("psync", "mmap"), doc="read(2) or faults on a mapping"),
     },
 }
@@ -40,9 +43,12 @@ METRICS = {
     "offered_mbps": "what the readers asked for: streams x rate",
     "delivered_pct": "mbps / offered_mbps, %",
     "dev_amp": "bytes the disk read / bytes the readers consumed, leaving out the pages read "
-               "ahead of each reader still cached, unread, when the point ends (unread_bytes)",
+               "ahead of each reader still cached, unread, when the point ends (unread_bytes), and "
+               "counting in those read in a warm-up and used after it (unread_start_bytes)",
     "dev_amp_raw": "bytes the disk read / bytes the readers consumed, unread pages included",
     "unread_bytes": "pages read ahead of the readers, still cached and unread at the end",
+    "unread_start_bytes": "after a warm-up: pages read ahead of the readers, cached and unread when the "
+                          "measurement started (read before it, used in it: dev_amp counts them in)",
     "refaults": "workingset_refault_file: pages read again after eviction",
     "thrash_pct": "readahead windows of the thrash pattern / all windows, % (patched, with the stats)",
     "p50_ms": "median read latency (fio clat), ms",
@@ -55,10 +61,10 @@ METRICS = {
 def check(c, doc):
     wl = doc["workload"]
     rates = wl["rate_kb"] if isinstance(wl["rate_kb"], list) else [wl["rate_kb"]]
-    need = max(rates) * wl["runtime_s"]
+    need = max(rates) * (wl["runtime_s"] + wl["warmup_s"])
     if need > doc["disk"]["file_mb"] * 1024:
-        c.fail("disk.file_mb", f"{doc['disk']['file_mb']} MiB per stream runs out before runtime_s at "
-               f"{max(rates)} KiB/s ({need // 1024 + 1} MiB needed): streams would stop early")
+        c.fail("disk.file_mb", f"{doc['disk']['file_mb']} MiB per stream runs out before warmup_s + runtime_s "
+               f"at {max(rates)} KiB/s ({need // 1024 + 1} MiB needed): streams would stop early")
 
 
 def disk_mb(doc, points=()):
@@ -70,7 +76,8 @@ def guest_memory_mb(doc):
 
 
 def point_seconds(cfg):
-    return cfg["workload"]["runtime_s"] + 30 + cfg["workload"]["streams"] // 10
+    wl = cfg["workload"]
+    return wl["warmup_s"] + wl["runtime_s"] + 30 + wl["streams"] // 10
 
 
 def file_name(i):
@@ -96,7 +103,8 @@ def fio_args(env, wl, n):
     """One fio job per stream, each named after its file: the per-job results say how far
     each reader got (run_point() needs that to tell unread readahead from waste)."""
     a = [f"--directory={env.disk.path}/streams", "--thread", "--rw=read", f"--bs={wl['bs']}",
-         f"--ioengine={wl['engine']}", f"--runtime={wl['runtime_s']}", "--fadvise_hint=0", "--invalidate=1"]
+         f"--ioengine={wl['engine']}", f"--runtime={wl['warmup_s'] + wl['runtime_s']}", "--fadvise_hint=0",
+         "--invalidate=1"]
     if wl["rate_kb"]:
         a.append(f"--rate={wl['rate_kb']}k")
     for i in range(n):
@@ -125,23 +133,66 @@ def merged_percentiles(jobs, pcts=(50, 99)):
     return out
 
 
+def by_stream(jobs):
+    return sorted(jobs, key=lambda j: int(j["jobname"][2:]))
+
+
+def window_jobs(final, snap):
+    """Each job's reads between fio's status report at the end of the warm-up (snap) and its
+    final report: bytes, time and the latency histogram."""
+    before = {j["jobname"]: j["read"] for j in snap}
+    out = []
+    for j in final:
+        r, b = j["read"], before.get(j["jobname"], {})
+        bins = dict(r.get("clat_ns", {}).get("bins", {}))
+        for ns, c in b.get("clat_ns", {}).get("bins", {}).items():
+            bins[ns] = bins.get(ns, 0) - c
+        out.append({"jobname": j["jobname"],
+                    "read": {"io_bytes": r["io_bytes"] - b.get("io_bytes", 0),
+                             "runtime": r["runtime"] - b.get("runtime", 0),
+                             "clat_ns": {"bins": {k: v for k, v in bins.items() if v > 0}}}})
+    return out
+
+
 def run_point(env, cfg):
     wl = cfg["workload"]
     n = wl["streams"]
+    page = 4096
     paths = [f"{env.disk.path}/{file_name(i)}" for i in range(n)]
     left = env.uncache(paths)
+    warm = {}
+
+    def warmed(status):
+        # The warm-up is over: the counters and statistics start now, fio reports how far each
+        # reader got, and the page cache says what each had read ahead and not yet used.
+        env.restart_measure()
+        status()
+        warm["maps"] = [env.cached_map(p) for p in paths]
+
+    at = (wl["warmup_s"], warmed) if wl["warmup_s"] else None
     with env.measure() as d:
-        jobs = env.fio(fio_args(env, wl, n), cgroup=True, timeout=wl["runtime_s"] * 3 + 120,
-                       threads=n, fmt="json+")["jobs"]
+        res = env.fio(fio_args(env, wl, n), cgroup=True, timeout=(wl["warmup_s"] + wl["runtime_s"]) * 3 + 120,
+                      threads=n, fmt="json+", at=at)
+    jobs = res["jobs"]
     if len(jobs) != n:
         raise RuntimeError(f"fio reported {len(jobs)} jobs for {n} streams")
-    done = [j["read"]["io_bytes"] for j in sorted(jobs, key=lambda j: int(j["jobname"][2:]))]
+    done = [j["read"]["io_bytes"] for j in by_stream(jobs)]
     # Pages read ahead of each reader that it had not reached when the point ended: read,
     # not (yet) used, not wasted either. dev_amp leaves them out: in a short point with many
-    # streams they are a large share of what the disk read (results/memdiag).
-    page = 4096
+    # streams they are a large share of what the disk read (results/memdiag). After a warm-up
+    # it adds those the readers had not reached when the measurement started: read before it,
+    # used in it.
     unread = sum(env.cached_pages(p, -(-b // page)) for p, b in zip(paths, done, strict=True)) * page
-    app = sum(done)
+    unread_start = 0
+    if at:
+        snaps = res.get("snapshots") or []
+        if "maps" not in warm or not snaps or len(snaps[-1].get("jobs", [])) != n:
+            raise RuntimeError(f"fio gave no status report of its {n} jobs at the end of the "
+                               f"{wl['warmup_s']} s warm-up")
+        pos = [j["read"]["io_bytes"] for j in by_stream(snaps[-1]["jobs"])]
+        unread_start = sum(env.cached_in(m, -(-b // page)) for m, b in zip(warm["maps"], pos, strict=True)) * page
+        jobs = window_jobs(jobs, snaps[-1]["jobs"])
+    app = sum(j["read"]["io_bytes"] for j in jobs)
     secs = max(j["read"]["runtime"] for j in jobs) / 1000.0
     mbps = app / secs / 1e6 if secs else 0.0
     pct = merged_percentiles(jobs)
@@ -155,7 +206,8 @@ def run_point(env, cfg):
         "offered_mbps": round(offered, 3) if offered else None,
         "delivered_pct": round(100 * mbps / offered, 1) if offered else None,
         "unread_bytes": unread,
-        "dev_amp": round(max(disk - unread, 0) / app, 3) if app else None,
+        "unread_start_bytes": unread_start,
+        "dev_amp": round(max(disk - unread + unread_start, 0) / app, 3) if app else None,
         "dev_amp_raw": round(disk / app, 3) if app else None,
         "refaults": d.get("vm_workingset_refault_file"),
         "p50_ms": round(pct[50] / 1e6, 3),

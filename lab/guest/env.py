@@ -24,6 +24,7 @@ import mmap
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import tempfile
@@ -183,14 +184,14 @@ _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 MAP_FAILED = ctypes.c_void_p(-1).value
 
 
-def cached_pages(path, start=0):
-    """Pages of path in the page cache from page index start on (mincore(2) on a mapping;
-    nothing is faulted in)."""
+def cached_map(path):
+    """The file's page cache residency, one byte per page (mincore(2) on a mapping: bit 0 set
+    for a cached page; nothing is faulted in)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size
         if not size:
-            return 0
+            return b""
         addr = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
         if addr in (None, MAP_FAILED):
             raise OSError(ctypes.get_errno(), f"mmap {path}")
@@ -198,12 +199,22 @@ def cached_pages(path, start=0):
             vec = ctypes.create_string_buffer((size + mmap.PAGESIZE - 1) // mmap.PAGESIZE)
             if _libc.mincore(addr, size, vec) != 0:
                 raise OSError(ctypes.get_errno(), f"mincore {path}")
-            tail = vec.raw[start:]
-            return len(tail) - tail.count(0)
+            return vec.raw
         finally:
             _libc.munmap(addr, size)
     finally:
         os.close(fd)
+
+
+def cached_in(vec, start=0):
+    """Pages cached from page index start on, in a cached_map() vector."""
+    tail = vec[max(start, 0):]
+    return len(tail) - tail.count(0)
+
+
+def cached_pages(path, start=0):
+    """Pages of path in the page cache from page index start on."""
+    return cached_in(cached_map(path), start)
 
 
 def drop_caches():
@@ -252,10 +263,14 @@ def fill_file(path, mb, sparse=False, seed=0):
 
 # ---------------------------------------------------------------- fio
 
-def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None):
+def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None, at=None):
     """Run fio with args (a list of --options), return its parsed JSON output (fmt "json+"
     adds each job's latency histogram, clat_ns.bins). setup_s: seconds fio may take to set up
     its jobs before they start (threads=N only; default 5 + N/50, stretched on a debug kernel).
+
+    at=(seconds, fn) (threads=N only): fn(status) is called that many seconds after all the
+    jobs have started; status() makes fio print its status then (SIGUSR1), and that report
+    comes back, before the final one, in the result's "snapshots" list.
 
     threads=N (fio --thread with N jobs, in a cgroup): fio starts outside the cgroup and moves
     into it once it has attached its job state (a SysV shared memory segment of about 200 KiB
@@ -264,17 +279,38 @@ def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None):
     page cache of the reads."""
     argv = ["fio", f"--output-format={fmt}", *args]
     what = "fio " + " ".join(args[:6])
+    if at and not (cgroup and threads):
+        raise ValueError("fio(at=...) needs threads and a cgroup")
     if cgroup and threads:
         try:
-            out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s)
+            out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s, at)
         except SlowFioSetup as e:
             # A starved guest (the host's cores shared with other guests) can take longer
             # than the deadline to start fio: once more, with three times the time.
             log(f"{e}; running it again with {3 * e.delay} s to set up")
-            out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, 3 * e.delay)
+            out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, 3 * e.delay, at)
     else:
         out = run(argv, cgroup=cgroup, timeout=timeout, what=what)
-    return json.loads(out[out.index("{"):])
+    docs = json_documents(out)
+    if not docs:
+        raise RuntimeError(f"`{what}` printed no JSON report")
+    final = docs[-1]
+    final["snapshots"] = docs[:-1]
+    return final
+
+
+def json_documents(text):
+    """The JSON objects in text, in order (fio prints a status report on SIGUSR1 before its
+    final one; anything between them, such as a warning, is skipped)."""
+    dec, docs, i = json.JSONDecoder(), [], 0
+    while (j := text.find("{", i)) >= 0:
+        try:
+            doc, i = dec.raw_decode(text, j)
+        except json.JSONDecodeError:
+            i = j + 1
+            continue
+        docs.append(doc)
+    return docs
 
 
 class SlowFioSetup(RuntimeError):
@@ -298,10 +334,10 @@ def debug_kernel():
 SLOW = 4 if debug_kernel() else 1
 
 
-def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s=None):
+def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s=None, at=None):
     """fio's stdout; fio is moved into cgroup once its job segment is attached and back out once
     its jobs have ended, so that its report (json+ histograms of hundreds of jobs: tens of
-    MiB) is not charged to the workload either (see fio())."""
+    MiB) is not charged to the workload either (see fio()). at: see fio()."""
     delay = setup_s or (5 + threads // 50) * SLOW
     attach_by = time.monotonic() + delay - 2    # 2 s to spare before the jobs start
     end_by = time.monotonic() + timeout if timeout else None
@@ -317,15 +353,22 @@ def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s=None):
                 time.sleep(0.1)
             time.sleep(0.5)
             base, running = _threads(p.pid), False
+            at_s, at_fn = at or (0, None)
+            due = None      # when at_fn is due (monotonic), 0 once it was called
             if p.poll() is None:
                 write(f"{cgroup}/cgroup.procs", p.pid)
             while p.poll() is None:
                 n = _threads(p.pid)
                 if n >= base + threads:
+                    if at_fn and due is None:
+                        due = time.monotonic() + at_s
                     running = True
                 elif running and n <= base + 1:     # every job has ended (a helper may remain)
                     write(f"{home}/cgroup.procs", p.pid)
                     running = False
+                if due and running and time.monotonic() >= due:
+                    due = 0
+                    at_fn(lambda: p.send_signal(signal.SIGUSR1))
                 if end_by and time.monotonic() > end_by:
                     raise RuntimeError(f"`{what}` did not finish within {timeout} s")
                 time.sleep(0.2)
@@ -891,6 +934,7 @@ class Env:
         self.point_tag = None     # a second measured phase of a point (e.g. "readback")
         self.series_dir = self.out / "series"
         self.last_series = None   # the time series of the last measure() block, if sampled
+        self.restart_measure = None  # inside a measure() block: start its deltas over
 
     # setup, called by the runner from the family's NEEDS
     def build(self, needs, setup):
@@ -916,11 +960,12 @@ class Env:
                 c.udev = self.udev
 
     # side effects families use, here so a fake environment can stand in for them
-    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json"):
+    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json", at=None):
         """fio, in the workload's cgroup ([cgroup] memory_max_mb) unless cgroup=False; with
-        threads=N (N --thread jobs) only the jobs' reads are charged there, not fio's setup."""
+        threads=N (N --thread jobs) only the jobs' reads are charged there, not fio's setup.
+        at=(seconds, fn): see fio()."""
         return fio(args, cgroup=self.cgroup.path if cgroup else None, timeout=timeout, threads=threads,
-                   fmt=fmt)
+                   fmt=fmt, at=at)
 
     def run(self, argv, cgroup=False, **kw):
         return run(argv, cgroup=self.cgroup.path if cgroup else None, **kw)
@@ -936,6 +981,12 @@ class Env:
 
     def cached_pages(self, path, start=0):
         return cached_pages(path, start)
+
+    def cached_map(self, path):
+        return cached_map(path)
+
+    def cached_in(self, vec, start=0):
+        return cached_in(vec, start)
 
     def drop_caches(self):
         drop_caches()
@@ -970,11 +1021,19 @@ class Env:
     def measure(self):
         """Around the timed part of a point: counter deltas (vmstat, PSI, disk, link, NFS
         ops), the readahead statistics of this window alone, and the time series if the
-        scenario samples. Yields a dict that holds the deltas once the block is done."""
+        scenario samples. Yields a dict that holds the deltas once the block is done. Inside
+        the block, self.restart_measure() starts the deltas and the statistics over (a
+        point's warm-up ends); the time series keeps its start."""
         res = {}
-        if os.path.exists(RA_STATS):
-            write(RA_STATS, 0)
-        before = self.counters()
+        state = {}
+
+        def start():
+            if os.path.exists(RA_STATS):
+                write(RA_STATS, 0)
+            state["before"] = self.counters()
+
+        start()
+        self.restart_measure = start
         sampler = None
         self.last_series = None
         if self.plan.get("sample_ms"):
@@ -986,9 +1045,10 @@ class Env:
         try:
             yield res
         finally:
+            self.restart_measure = None
             if sampler:
                 sampler.__exit__()
-        after = self.counters()
+        after, before = self.counters(), state["before"]
         res.update({k: round(after[k] - before[k], 3) for k in after if k in before})
         res["window_s"] = round(res.pop("t"), 3)
         busy = res.pop("cpu_busy_s")

@@ -116,9 +116,17 @@ class FakeEnv:
         self.point_tag = None
         self.out = "/out"
 
-    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json"):
-        self.fio_calls.append({"args": args, "cgroup": cgroup, "threads": threads, "fmt": fmt})
-        return self.fio_results.pop(0)
+    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json", at=None):
+        """at=(seconds, fn): fn(status) is called before the result is returned; the
+        result's "snapshots" (status reports) come back only if status() was called."""
+        self.fio_calls.append({"args": args, "cgroup": cgroup, "threads": threads, "fmt": fmt, "at": at})
+        res = dict(self.fio_results.pop(0))
+        snaps = res.pop("snapshots", [])
+        asked = []
+        if at:
+            at[1](lambda: asked.append(True))
+        res["snapshots"] = snaps if asked else []
+        return res
 
     def run(self, argv, cgroup=False, **kw):
         self.commands.append(argv)
@@ -137,6 +145,17 @@ class FakeEnv:
 
     def drop_caches(self):
         self.commands.append(["drop_caches"])
+
+    def restart_measure(self):
+        self.restarts = getattr(self, "restarts", 0) + 1
+
+    def cached_map(self, path):
+        """self.maps: path -> a mincore() vector (bytes)."""
+        return getattr(self, "maps", {}).get(path, b"")
+
+    def cached_in(self, vec, start=0):
+        tail = vec[max(start, 0):]
+        return len(tail) - tail.count(0)
 
     def cached_pages(self, path, start=0):
         """self.tails: path -> pages cached from the reader's position on (asked at start)."""

@@ -158,6 +158,51 @@ def test_local_streams_point(tmp_path):
     assert row["thrash_pct"] == 2.0
 
 
+def test_local_streams_after_a_warm_up_counts_only_what_follows_it(tmp_path):
+    cfg = cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 10\nwarmup_s = 10"), point=1)
+    assert cfg["workload"]["warmup_s"] == 10
+
+    def job(i, nbytes, ms, bins):
+        return {"jobname": f"s.{i}", "read": {"io_bytes": nbytes, "runtime": ms, "clat_ns": {"bins": bins}}}
+    # at the end of the warm-up every reader is 2 MB in (s.5 one page further), with 50 fast
+    # reads behind it; at the end 4 MB, with 48 more fast and 2 slow reads
+    snap = [job(i, 2_000_000 + (4096 if i == 5 else 0), 10_000, {"2000000": 50}) for i in range(50)]
+    final = [job(i, 4_000_000, 20_000 - i, {"2000000": 98, "40000000": 2}) for i in reversed(range(50))]
+    deltas = {"disk_read_bytes": 105_000_000, "ra_windows": 100, "ra_thrash": 1}
+    env = FakeEnv([{"jobs": final, "snapshots": [{"jobs": snap}]}], [deltas])
+    env.disk.path = "/srv/local"
+    # what s.0 and s.5 had cached when the measurement started, one byte per page: s.0 has
+    # pages 489-499 (11 pages past its reader at 489), s.5 has 489-499 but its reader is at 490
+    env.maps = {f"/srv/local/streams/s.{i}": bytes(489) + b"\x01" * 11 + bytes(500) for i in (0, 5)}
+    env.tails = {"/srv/local/streams/s.3": 10}
+    row = families.get("local-streams").run_point(env, cfg)
+    call = env.fio_calls[0]
+    assert call["at"][0] == 10 and "--runtime=20" in call["args"]
+    assert env.restarts == 1              # the counters and statistics start at the warm-up's end
+    app = 50 * 2_000_000 - 4096
+    assert row["app_bytes"] == app
+    assert row["secs"] == 10.0            # s.0: 20 s in all, 10 of them warm-up
+    assert row["unread_start_bytes"] == 21 * 4096 and row["unread_bytes"] == 10 * 4096
+    assert row["dev_amp"] == round((105_000_000 - 10 * 4096 + 21 * 4096) / app, 3)
+    assert (row["p50_ms"], row["p99_ms"]) == (2.0, 40.0)   # 48 fast, 2 slow reads in the window
+    assert row["thrash_pct"] == 1.0
+
+
+def test_local_streams_refuses_a_warm_up_without_fio_s_status(tmp_path):
+    cfg = cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 10\nwarmup_s = 10"), point=1)
+    jobs = [{"jobname": f"s.{i}", "read": {"io_bytes": 1, "runtime": 1}} for i in range(50)]
+    env = FakeEnv([{"jobs": jobs}], [{}])
+    with pytest.raises(RuntimeError, match="no status report of its 50 jobs at the end of the 10 s warm-up"):
+        families.get("local-streams").run_point(env, cfg)
+
+
+def test_local_streams_file_holds_warm_up_and_runtime(tmp_path):
+    # 8 MiB at 200 KiB/s lasts 40 s: 20 + 20 fits, 20 + 30 does not
+    cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 20\nwarmup_s = 20"))
+    with pytest.raises(scenario.ScenarioError, match="warmup_s \\+ runtime_s"):
+        cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 20\nwarmup_s = 30"))
+
+
 def test_local_streams_merged_percentiles():
     ls = families.get("local-streams")
     jobs = [{"read": {"clat_ns": {"bins": {"10": 50, "30": 49}}}},

@@ -2,7 +2,7 @@
 """In the guest: run one small scenario of a family through the real runner, then check
 what its rows say (TAP). Used by tests/guest/lab_family_*.sh, one boot per family.
 
-    run.py NAME     (NAME: streams | write | clients | mount | mmap | writeback)
+    run.py NAME     (NAME: streams | streams-warm | write | clients | mount | mmap | writeback)
 """
 
 import json
@@ -48,6 +48,22 @@ runtime_s = 3
 memory_max_mb = 48
 [knobs]
 "/sys/block/labdisk/queue/read_ahead_kb" = [64, 256, "lots"]
+""",
+    # After a warm-up: only what follows it is measured.
+    "streams-warm": """
+description = "guest test: local-streams after a warm-up"
+family = "local-streams"
+[disk]
+file_mb = 2
+disk_latency_us = 1000
+queue_depth = 1
+[workload]
+streams = 4
+rate_kb = 100
+warmup_s = 4
+runtime_s = 3
+[cgroup]
+memory_max_mb = 48
 """,
     "write": """
 description = "guest test: nfs-write"
@@ -147,6 +163,23 @@ def streams():
     # Resume (a new boot): what counts as measured is every point but the failed ones.
     done = bench.measured(out / "results.jsonl")
     ok(done == {p["id"] for p in good}, "a rerun would retry exactly the failed points")
+
+
+def streams_warm():
+    # A warm-up of 4 s, then 3 s measured: throughput, bytes, time and counters are the 3 s'.
+    sc, rc, rows, out = run("streams-warm")
+    r = rows[sc.points[0]["id"]]
+    ok(rc == 0 and "error" not in r, f"warm-up: measured ({r.get('error', 'ok')})")
+    ok(2.5 <= r.get("secs", 0) <= 3.5, f"warm-up: the readers' time is the 3 s after it ({r.get('secs')} s)")
+    ok(2.5 <= r.get("window_s", 0) <= 5, f"warm-up: the counters cover the 3 s after it ({r.get('window_s')} s)")
+    want = 4 * 100 * 1024 * 3
+    ok(0.6 * want <= r.get("app_bytes", 0) <= 1.2 * want,
+       f"warm-up: the readers consumed {r.get('app_bytes')} bytes in the 3 s (asked {want})")
+    ok(0.5 * r["offered_mbps"] <= r["mbps"] <= 1.1 * r["offered_mbps"],
+       f"warm-up: {r['mbps']} MB/s against {r['offered_mbps']} offered")
+    ok(r.get("unread_start_bytes", 0) > 0, f"warm-up: {r.get('unread_start_bytes')} bytes read ahead in it, "
+       "used after it")
+    ok(0.9 <= (r.get("dev_amp") or 0) <= 1.3, f"warm-up: {r.get('dev_amp')} disk bytes per byte consumed")
 
 
 def write():
@@ -302,6 +335,6 @@ def mount():
 
 if __name__ == "__main__":
     {"streams": streams, "write": write, "clients": clients, "mount": mount, "mmap": mmap,
-     "writeback": writeback}[sys.argv[1]]()
+     "writeback": writeback, "streams-warm": streams_warm}[sys.argv[1]]()
     print(f"1..{N}")
     sys.exit(1 if FAILED else 0)
