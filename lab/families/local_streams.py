@@ -11,7 +11,7 @@ completion time per request and queue_depth = 1 it serves one request at a time,
 disk that seeks, so a stream that falls back to small synchronous reads costs the others.
 """
 
-from families import Choice, Int, Size, disk_params, largest
+from families import Choice, Int, Size, bytes_of, disk_params, largest
 
 NAME = "local-streams"
 NEEDS = ("disk",)
@@ -61,6 +61,9 @@ METRICS = {
 def check(c, doc):
     wl = doc["workload"]
     rates = wl["rate_kb"] if isinstance(wl["rate_kb"], list) else [wl["rate_kb"]]
+    if wl["warmup_s"] >= wl["runtime_s"]:
+        c.fail("workload.warmup_s", f"{wl['warmup_s']} must be shorter than runtime_s ({wl['runtime_s']}): fio "
+               "(3.33) ignores a ramp_time as long as the runtime")
     need = max(rates) * (wl["runtime_s"] + wl["warmup_s"])
     if need > doc["disk"]["file_mb"] * 1024:
         c.fail("disk.file_mb", f"{doc['disk']['file_mb']} MiB per stream runs out before warmup_s + runtime_s "
@@ -103,8 +106,10 @@ def fio_args(env, wl, n):
     """One fio job per stream, each named after its file: the per-job results say how far
     each reader got (run_point() needs that to tell unread readahead from waste)."""
     a = [f"--directory={env.disk.path}/streams", "--thread", "--rw=read", f"--bs={wl['bs']}",
-         f"--ioengine={wl['engine']}", f"--runtime={wl['warmup_s'] + wl['runtime_s']}", "--fadvise_hint=0",
-         "--invalidate=1"]
+         f"--ioengine={wl['engine']}", f"--runtime={wl['runtime_s']}", "--fadvise_hint=0", "--invalidate=1"]
+    if wl["warmup_s"]:
+        # fio reads for ramp_time first and reports only the runtime after it
+        a.append(f"--ramp_time={wl['warmup_s']}")
     if wl["rate_kb"]:
         a.append(f"--rate={wl['rate_kb']}k")
     for i in range(n):
@@ -137,61 +142,50 @@ def by_stream(jobs):
     return sorted(jobs, key=lambda j: int(j["jobname"][2:]))
 
 
-def window_jobs(final, snap):
-    """Each job's reads between fio's status report at the end of the warm-up (snap) and its
-    final report: bytes, time and the latency histogram."""
-    before = {j["jobname"]: j["read"] for j in snap}
-    out = []
-    for j in final:
-        r, b = j["read"], before.get(j["jobname"], {})
-        bins = dict(r.get("clat_ns", {}).get("bins", {}))
-        for ns, c in b.get("clat_ns", {}).get("bins", {}).items():
-            bins[ns] = bins.get(ns, 0) - c
-        out.append({"jobname": j["jobname"],
-                    "read": {"io_bytes": r["io_bytes"] - b.get("io_bytes", 0),
-                             "runtime": r["runtime"] - b.get("runtime", 0),
-                             "clat_ns": {"bins": {k: v for k, v in bins.items() if v > 0}}}})
-    return out
-
-
 def run_point(env, cfg):
     wl = cfg["workload"]
     n = wl["streams"]
-    page = 4096
     paths = [f"{env.disk.path}/{file_name(i)}" for i in range(n)]
     left = env.uncache(paths)
     warm = {}
 
-    def warmed(status):
-        # The warm-up is over: the counters and statistics start now, fio reports how far each
-        # reader got, and the page cache says what each had read ahead and not yet used.
+    def warmed(pid):
+        # The warm-up (fio's ramp_time) is over: the counters and statistics start now, each
+        # job thread's reads say how far its reader got, and the page cache what each had
+        # read ahead and not yet used.
         env.restart_measure()
-        status()
+        warm["reads"] = env.thread_reads(pid)
         warm["maps"] = [env.cached_map(p) for p in paths]
 
     at = (wl["warmup_s"], warmed) if wl["warmup_s"] else None
     with env.measure() as d:
-        res = env.fio(fio_args(env, wl, n), cgroup=True, timeout=(wl["warmup_s"] + wl["runtime_s"]) * 3 + 120,
-                      threads=n, fmt="json+", at=at)
-    jobs = res["jobs"]
+        jobs = env.fio(fio_args(env, wl, n), cgroup=True, timeout=(wl["warmup_s"] + wl["runtime_s"]) * 3 + 120,
+                       threads=n, fmt="json+", at=at)["jobs"]
     if len(jobs) != n:
         raise RuntimeError(f"fio reported {len(jobs)} jobs for {n} streams")
     done = [j["read"]["io_bytes"] for j in by_stream(jobs)]
+    # After a warm-up fio reports the runtime after it alone; where each reader started it
+    # is what its thread had read by then (bytes past the last whole read are not data).
+    bs = bytes_of(wl["bs"])
+    start = [0] * n
+    if at:
+        reads = warm.get("reads", [])
+        # fio's main thread comes first, then its helpers, then the jobs, each of which has
+        # read something by the end of the warm-up (a helper reads a few hundred bytes)
+        if len(reads) < n + 1 or "maps" not in warm or any(r < bs for _, r in reads[-n:]):
+            raise RuntimeError(f"fio's {n} job threads were not found at the end of the {wl['warmup_s']} s warm-up "
+                               f"({len(reads)} threads, {sum(r >= bs for _, r in reads)} that had read)")
+        start = [r - r % bs for _, r in reads[-n:]]
     # Pages read ahead of each reader that it had not reached when the point ended: read,
     # not (yet) used, not wasted either. dev_amp leaves them out: in a short point with many
     # streams they are a large share of what the disk read (results/memdiag). After a warm-up
     # it adds those the readers had not reached when the measurement started: read before it,
     # used in it.
-    unread = sum(env.cached_pages(p, -(-b // page)) for p, b in zip(paths, done, strict=True)) * page
+    page = 4096
+    unread = sum(env.cached_pages(p, -(-(s0 + b) // page)) for p, s0, b in zip(paths, start, done, strict=True)) * page
     unread_start = 0
     if at:
-        snaps = res.get("snapshots") or []
-        if "maps" not in warm or not snaps or len(snaps[-1].get("jobs", [])) != n:
-            raise RuntimeError(f"fio gave no status report of its {n} jobs at the end of the "
-                               f"{wl['warmup_s']} s warm-up")
-        pos = [j["read"]["io_bytes"] for j in by_stream(snaps[-1]["jobs"])]
-        unread_start = sum(env.cached_in(m, -(-b // page)) for m, b in zip(warm["maps"], pos, strict=True)) * page
-        jobs = window_jobs(jobs, snaps[-1]["jobs"])
+        unread_start = sum(env.cached_in(m, -(-s0 // page)) for m, s0 in zip(warm["maps"], start, strict=True)) * page
     app = sum(j["read"]["io_bytes"] for j in jobs)
     secs = max(j["read"]["runtime"] for j in jobs) / 1000.0
     mbps = app / secs / 1e6 if secs else 0.0

@@ -24,7 +24,6 @@ import mmap
 import os
 import re
 import shutil
-import signal
 import subprocess
 import threading
 import tempfile
@@ -268,9 +267,8 @@ def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None, at
     adds each job's latency histogram, clat_ns.bins). setup_s: seconds fio may take to set up
     its jobs before they start (threads=N only; default 5 + N/50, stretched on a debug kernel).
 
-    at=(seconds, fn) (threads=N only): fn(status) is called that many seconds after all the
-    jobs have started; status() makes fio print its status then (SIGUSR1), and that report
-    comes back, before the final one, in the result's "snapshots" list.
+    at=(seconds, fn) (threads=N only): fn(pid) is called with fio's pid that many seconds
+    after all the jobs have started (thread_reads(pid) says how far each job has read).
 
     threads=N (fio --thread with N jobs, in a cgroup): fio starts outside the cgroup and moves
     into it once it has attached its job state (a SysV shared memory segment of about 200 KiB
@@ -294,14 +292,12 @@ def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None, at
     docs = json_documents(out)
     if not docs:
         raise RuntimeError(f"`{what}` printed no JSON report")
-    final = docs[-1]
-    final["snapshots"] = docs[:-1]
-    return final
+    return docs[-1]
 
 
 def json_documents(text):
-    """The JSON objects in text, in order (fio prints a status report on SIGUSR1 before its
-    final one; anything between them, such as a warning, is skipped)."""
+    """The JSON objects in text, in order (anything around them, such as a warning fio
+    prints, is skipped)."""
     dec, docs, i = json.JSONDecoder(), [], 0
     while (j := text.find("{", i)) >= 0:
         try:
@@ -361,14 +357,15 @@ def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s=None, at=
                 n = _threads(p.pid)
                 if n >= base + threads:
                     if at_fn and due is None:
-                        due = time.monotonic() + at_s
+                        # seen within a poll (0.2 s) of fio starting them: aim at its clock
+                        due = time.monotonic() + at_s - 0.1
                     running = True
                 elif running and n <= base + 1:     # every job has ended (a helper may remain)
                     write(f"{home}/cgroup.procs", p.pid)
                     running = False
                 if due and running and time.monotonic() >= due:
                     due = 0
-                    at_fn(lambda: p.send_signal(signal.SIGUSR1))
+                    at_fn(p.pid)
                 if end_by and time.monotonic() > end_by:
                     raise RuntimeError(f"`{what}` did not finish within {timeout} s")
                 time.sleep(0.2)
@@ -382,6 +379,21 @@ def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s=None, at=
         if p.returncode != 0:
             raise RuntimeError(f"`{what}` failed ({p.returncode}): {err.read().strip()[-2000:]}")
         return out.read()
+
+
+def thread_reads(pid):
+    """[(tid, bytes read)] of each thread of process pid, in the order the threads were
+    created (/proc/PID/task/TID/io rchar: every read(2)-family call, pread included; fio
+    creates its --thread jobs in job order, after its helper threads)."""
+    out = []
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{t}/io") as f:
+                rchar = next(int(line.split()[1]) for line in f if line.startswith("rchar:"))
+        except (FileNotFoundError, ProcessLookupError, StopIteration):
+            continue
+        out.append((int(t), rchar))
+    return sorted(out)
 
 
 def _threads(pid):
@@ -987,6 +999,9 @@ class Env:
 
     def cached_in(self, vec, start=0):
         return cached_in(vec, start)
+
+    def thread_reads(self, pid):
+        return thread_reads(pid)
 
     def drop_caches(self):
         drop_caches()

@@ -117,16 +117,15 @@ class FakeEnv:
         self.out = "/out"
 
     def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json", at=None):
-        """at=(seconds, fn): fn(status) is called before the result is returned; the
-        result's "snapshots" (status reports) come back only if status() was called."""
+        """at=(seconds, fn): fn(pid) is called (pid 4242) before the result is returned."""
         self.fio_calls.append({"args": args, "cgroup": cgroup, "threads": threads, "fmt": fmt, "at": at})
-        res = dict(self.fio_results.pop(0))
-        snaps = res.pop("snapshots", [])
-        asked = []
         if at:
-            at[1](lambda: asked.append(True))
-        res["snapshots"] = snaps if asked else []
-        return res
+            at[1](4242)
+        return self.fio_results.pop(0)
+
+    def thread_reads(self, pid):
+        """self.reads: [(tid, rchar)] of fio's threads."""
+        return getattr(self, "reads", [])
 
     def run(self, argv, cgroup=False, **kw):
         self.commands.append(argv)

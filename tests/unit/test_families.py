@@ -159,48 +159,54 @@ def test_local_streams_point(tmp_path):
 
 
 def test_local_streams_after_a_warm_up_counts_only_what_follows_it(tmp_path):
-    cfg = cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 10\nwarmup_s = 10"), point=1)
-    assert cfg["workload"]["warmup_s"] == 10
-
-    def job(i, nbytes, ms, bins):
-        return {"jobname": f"s.{i}", "read": {"io_bytes": nbytes, "runtime": ms, "clat_ns": {"bins": bins}}}
-    # at the end of the warm-up every reader is 2 MB in (s.5 one page further), with 50 fast
-    # reads behind it; at the end 4 MB, with 48 more fast and 2 slow reads
-    snap = [job(i, 2_000_000 + (4096 if i == 5 else 0), 10_000, {"2000000": 50}) for i in range(50)]
-    final = [job(i, 4_000_000, 20_000 - i, {"2000000": 98, "40000000": 2}) for i in reversed(range(50))]
+    cfg = cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 12\nwarmup_s = 8"), point=1)
+    assert cfg["workload"]["warmup_s"] == 8
+    # fio reads for ramp_time = 8 s, then reports only the 12 s after it
+    final = [{"jobname": f"s.{i}", "read": {"io_bytes": 2_000_000, "runtime": 12_000 - i,
+                                            "clat_ns": {"bins": {"2000000": 98, "40000000": 2}}}}
+             for i in reversed(range(50))]
     deltas = {"disk_read_bytes": 105_000_000, "ra_windows": 100, "ra_thrash": 1}
-    env = FakeEnv([{"jobs": final, "snapshots": [{"jobs": snap}]}], [deltas])
+    env = FakeEnv([{"jobs": final}], [deltas])
     env.disk.path = "/srv/local"
-    # what s.0 and s.5 had cached when the measurement started, one byte per page: s.0 has
-    # pages 489-499 (11 pages past its reader at 489), s.5 has 489-499 but its reader is at 490
-    env.maps = {f"/srv/local/streams/s.{i}": bytes(489) + b"\x01" * 11 + bytes(500) for i in (0, 5)}
+    # fio's main thread and a helper, then its 50 job threads in job order: each job had read
+    # 489 pages (and 3 bytes that are not data) when the warm-up ended
+    env.reads = [(100, 62410), (101, 1307)] + [(200 + i, 489 * 4096 + 3) for i in range(50)]
+    # what s.0 and s.5 had cached then, one byte per page: pages 480-499, 11 of them past 489
+    env.maps = {f"/srv/local/streams/s.{i}": bytes(480) + b"\x01" * 20 + bytes(500) for i in (0, 5)}
     env.tails = {"/srv/local/streams/s.3": 10}
     row = families.get("local-streams").run_point(env, cfg)
     call = env.fio_calls[0]
-    assert call["at"][0] == 10 and "--runtime=20" in call["args"]
+    assert call["at"][0] == 8
+    assert "--ramp_time=8" in call["args"] and "--runtime=12" in call["args"]
     assert env.restarts == 1              # the counters and statistics start at the warm-up's end
-    app = 50 * 2_000_000 - 4096
-    assert row["app_bytes"] == app
-    assert row["secs"] == 10.0            # s.0: 20 s in all, 10 of them warm-up
-    assert row["unread_start_bytes"] == 21 * 4096 and row["unread_bytes"] == 10 * 4096
-    assert row["dev_amp"] == round((105_000_000 - 10 * 4096 + 21 * 4096) / app, 3)
-    assert (row["p50_ms"], row["p99_ms"]) == (2.0, 40.0)   # 48 fast, 2 slow reads in the window
+    # each file is asked for what is cached past where its reader ended: 489 pages + 2 MB
+    asked = dict(env.cached_asked)
+    assert asked["/srv/local/streams/s.3"] == 489 + -(-2_000_000 // 4096)
+    app = 50 * 2_000_000
+    assert row["app_bytes"] == app and row["secs"] == 12.0
+    assert row["unread_start_bytes"] == 2 * 11 * 4096 and row["unread_bytes"] == 10 * 4096
+    assert row["dev_amp"] == round((105_000_000 - 10 * 4096 + 22 * 4096) / app, 3)
+    assert (row["p50_ms"], row["p99_ms"]) == (2.0, 40.0)
     assert row["thrash_pct"] == 1.0
 
 
-def test_local_streams_refuses_a_warm_up_without_fio_s_status(tmp_path):
-    cfg = cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 10\nwarmup_s = 10"), point=1)
+def test_local_streams_refuses_a_warm_up_without_fio_s_threads(tmp_path):
+    cfg = cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 12\nwarmup_s = 8"), point=1)
     jobs = [{"jobname": f"s.{i}", "read": {"io_bytes": 1, "runtime": 1}} for i in range(50)]
     env = FakeEnv([{"jobs": jobs}], [{}])
-    with pytest.raises(RuntimeError, match="no status report of its 50 jobs at the end of the 10 s warm-up"):
+    env.reads = [(1, 0)] * 20
+    with pytest.raises(RuntimeError, match="50 job threads were not found at the end of the 8 s warm-up"):
         families.get("local-streams").run_point(env, cfg)
 
 
 def test_local_streams_file_holds_warm_up_and_runtime(tmp_path):
-    # 8 MiB at 200 KiB/s lasts 40 s: 20 + 20 fits, 20 + 30 does not
-    cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 20\nwarmup_s = 20"))
+    # 8 MiB at 200 KiB/s lasts 40 s: 15 + 20 fits, 19 + 22 does not
+    cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 20\nwarmup_s = 15"))
     with pytest.raises(scenario.ScenarioError, match="warmup_s \\+ runtime_s"):
-        cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 20\nwarmup_s = 30"))
+        cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 22\nwarmup_s = 19"))
+    # fio ignores a ramp_time as long as the runtime
+    with pytest.raises(scenario.ScenarioError, match="warmup_s.*shorter than runtime_s"):
+        cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 10\nwarmup_s = 10"))
 
 
 def test_local_streams_merged_percentiles():
