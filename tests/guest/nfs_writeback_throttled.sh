@@ -7,10 +7,10 @@
 # tens of MiB of dirty data sit unsent and the link idles until the COMMIT returns (seed 004's
 # matrix, 100M rows). Sampled every 50 ms from the bdi's debugfs stats: while the writer is
 # throttled, the dirty pages the flusher leaves unsent (stock: 25 MiB or more in 88-113 of
-# 123-150 throttled samples; patched: 5-7 of 100-130, right after a throttling). Then the price the patch must not pay: 4 KiB random
-# writes, where each small batch the flusher sends ends in a COMMIT (an fsync on the server):
-# an earlier version without a minimum batch sent a COMMIT per 0.2 MiB written there, stock
-# one per 7 MiB.
+# 123-150 throttled samples; patched: 5-7 of 100-130, right after a throttling). Then the
+# price the patch must not pay: 4 KiB random writes, where each small batch the flusher
+# sends ends in a COMMIT (an fsync on the server): an earlier version without a minimum batch
+# sent a COMMIT per 0.2 MiB written there, stock one per 7 MiB.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
