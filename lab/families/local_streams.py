@@ -186,7 +186,7 @@ def run_point(env, cfg):
     unread_start = 0
     if at:
         unread_start = sum(env.cached_in(m, -(-s0 // page)) for m, s0 in zip(warm["maps"], start, strict=True)) * page
-    app = sum(j["read"]["io_bytes"] for j in jobs)
+    app = sum(done)
     secs = max(j["read"]["runtime"] for j in jobs) / 1000.0
     mbps = app / secs / 1e6 if secs else 0.0
     pct = merged_percentiles(jobs)

@@ -268,14 +268,14 @@ def report(summ, rep):
     for kind in ("stock", "patched"):
         pts = [k[kind] for k in pairs]
         total[kind] = sum(s[PRIMARY] for s in pts)
-        ceil = [s["link_mbps"] for s in pts if s.get("link_mbps")]
-        lo = min((s["link_mbps_min"] for s in pts if s.get("link_mbps")), default=None)
-        hi = max((s["link_mbps_max"] for s in pts if s.get("link_mbps")), default=None)
-        med = statistics.median(ceil) if ceil else None
-        share = [100 * s[PRIMARY] / s["link_mbps"] for s in pts if s.get("link_mbps")]
-        rows.append([kind, len(pts), f"{total[kind]:.1f}",
-                     f"{med:.1f} [{lo:.1f}–{hi:.1f}]" if med else "—",
-                     f"{min(share):.0f}–{max(share):.0f} %" if share else "—"])
+        ceiled = [s for s in pts if s.get("link_mbps")]
+        row = [kind, len(pts), f"{total[kind]:.1f}", "—", "—"]
+        if ceiled:
+            med = statistics.median(s["link_mbps"] for s in ceiled)
+            lo, hi = min(s["link_mbps_min"] for s in ceiled), max(s["link_mbps_max"] for s in ceiled)
+            share = [100 * s[PRIMARY] / s["link_mbps"] for s in ceiled]
+            row[3:] = [f"{med:.1f} [{lo:.1f}–{hi:.1f}]", f"{min(share):.0f}–{max(share):.0f} %"]
+        rows.append(row)
     ratio = total["patched"] / total["stock"] if total["stock"] else float("inf")
     return ["### Totals and the link ceiling",
             "Sum of the points' median write MB/s (the points both kernels measured), the link "

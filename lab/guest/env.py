@@ -289,24 +289,7 @@ def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None, at
             out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, 3 * e.delay, at)
     else:
         out = run(argv, cgroup=cgroup, timeout=timeout, what=what)
-    docs = json_documents(out)
-    if not docs:
-        raise RuntimeError(f"`{what}` printed no JSON report")
-    return docs[-1]
-
-
-def json_documents(text):
-    """The JSON objects in text, in order (anything around them, such as a warning fio
-    prints, is skipped)."""
-    dec, docs, i = json.JSONDecoder(), [], 0
-    while (j := text.find("{", i)) >= 0:
-        try:
-            doc, i = dec.raw_decode(text, j)
-        except json.JSONDecodeError:
-            i = j + 1
-            continue
-        docs.append(doc)
-    return docs
+    return json.loads(out[out.index("{"):])
 
 
 class SlowFioSetup(RuntimeError):

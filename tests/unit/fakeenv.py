@@ -5,6 +5,8 @@ with canned results, so a family's run_point() can be tested for what it compute
 
 from contextlib import contextmanager
 
+from guest import env as genv
+
 
 def fio_json(read=None, write=None):
     jobs = {}
@@ -153,8 +155,7 @@ class FakeEnv:
         return getattr(self, "maps", {}).get(path, b"")
 
     def cached_in(self, vec, start=0):
-        tail = vec[max(start, 0):]
-        return len(tail) - tail.count(0)
+        return genv.cached_in(vec, start)
 
     def cached_pages(self, path, start=0):
         """self.tails: path -> pages cached from the reader's position on (asked at start)."""

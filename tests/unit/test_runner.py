@@ -136,8 +136,3 @@ def test_a_udev_boot_gets_the_udev_dir_and_old_plans_still_match(tmp_path, monke
     old = {**off, "guest": {k: v for k, v in off["guest"].items() if k != "udev"}}
     assert host_bench.same_setup(old, off) and not host_bench.same_setup(old, comp)
 
-
-def test_json_documents_skips_what_is_not_json():
-    text = 'fio: warning {not json\n{"jobs": [1]}\nnote\n{"jobs": [2], "x": {"y": "}"}}\n'
-    assert genv.json_documents(text) == [{"jobs": [1]}, {"jobs": [2], "x": {"y": "}"}}]
-    assert genv.json_documents("no report") == []
