@@ -20,6 +20,12 @@ TABLES = {
         **disk_params(fs=("ext4", "xfs")),
         "queue_depth": Int(0, 0, 1024, axis=False, doc="null_blk hw_queue_depth (0: null_blk's default, 64); "
                            "1 serves one request at a time, like a disk that seeks"),
+        "scheduler": Choice("default", ("default", "none", "mq-deadline", "kyber"), axis=False,
+                            doc="the disk's I/O scheduler ('default': the kernel's choice, none for null_blk); "
+                            "with queue_depth = 1 and none the disk holds one request and nothing waits behind it, "
+                            "with a scheduler the requests a SATA disk's queue would hold wait in its pool"),
+        "nr_requests": Int(0, 0, 256, axis=False, doc="the scheduler's request pool (0: the kernel's choice, twice "
+                           "queue_depth); needs a scheduler"),
         "file_mb": Int(16, 1, 4096, axis=False, doc="size of each stream's file, MiB"),
     },
     "workload": {
@@ -64,6 +70,9 @@ def check(c, doc):
     if wl["warmup_s"] >= wl["runtime_s"]:
         c.fail("workload.warmup_s", f"{wl['warmup_s']} must be shorter than runtime_s ({wl['runtime_s']}): fio "
                "(3.33) ignores a ramp_time as long as the runtime")
+    if doc["disk"]["nr_requests"] and doc["disk"]["scheduler"] in ("default", "none"):
+        c.fail("disk.nr_requests", "a request pool of its own needs a scheduler (mq-deadline or kyber); "
+               "without one the disk's requests are its queue_depth")
     need = max(rates) * (wl["runtime_s"] + wl["warmup_s"])
     if need > doc["disk"]["file_mb"] * 1024:
         c.fail("disk.file_mb", f"{doc['disk']['file_mb']} MiB per stream runs out before warmup_s + runtime_s "

@@ -408,7 +408,8 @@ class Disk:
         self.dev = None
         self.proc = None     # the seeking disk's server
 
-    def create(self, fs, size_mb, latency_us=0, mbps=0, queue_depth=0, seek_us=0, track_kb=1024, wcache=False, ncq=32):
+    def create(self, fs, size_mb, latency_us=0, mbps=0, queue_depth=0, seek_us=0, track_kb=1024, wcache=False, ncq=32,
+               scheduler="default", nr_requests=0):
         os.makedirs(self.path, exist_ok=True)
         self.fs = fs
         if fs == "tmpfs":
@@ -418,7 +419,22 @@ class Disk:
             self.create_seeking(size_mb, latency_us, mbps, seek_us, track_kb, wcache, ncq)
         else:
             self.create_null_blk(size_mb, latency_us, mbps, queue_depth)
+        self.set_queue(scheduler, nr_requests)
         self.format(fs)
+
+    def set_queue(self, scheduler, nr_requests):
+        """The disk's I/O scheduler and request pool, as asked ('default' and 0: the kernel's
+        choice; null_blk with one hardware queue slot gets none, and a pool of one request)."""
+        q = f"/sys/block/{self.dev}/queue"
+        if scheduler != "default":
+            write(f"{q}/scheduler", scheduler)
+            if f"[{scheduler}]" not in read(f"{q}/scheduler"):
+                raise RuntimeError(f"{self.dev}: scheduler {scheduler} not taken: {read(f'{q}/scheduler').strip()}")
+        if nr_requests:
+            write(f"{q}/nr_requests", nr_requests)
+            got = int(read(f"{q}/nr_requests"))
+            if got != nr_requests:
+                raise RuntimeError(f"{self.dev}: nr_requests {nr_requests} asked, the queue has {got}")
 
     def create_null_blk(self, size_mb, latency_us, mbps, queue_depth):
         """The memory-backed null_blk device, with the completion time, bandwidth cap and queue
@@ -943,7 +959,8 @@ class Env:
             self.disk = Disk(EXPORT if "nfs" in needs else "/srv/local")
             self.disk.create(fs, self.plan["disk_mb"], srv.get("disk_latency_us", 0), srv.get("disk_mbps", 0),
                              srv.get("queue_depth", 0), srv.get("disk_seek_us", 0), srv.get("disk_track_kb", 1024),
-                             srv.get("disk_write_cache", False), srv.get("disk_ncq", 32))
+                             srv.get("disk_write_cache", False), srv.get("disk_ncq", 32),
+                             srv.get("scheduler", "default"), srv.get("nr_requests", 0))
         if "nfs" in needs:
             self.server = Server()
         if "link" in needs:
