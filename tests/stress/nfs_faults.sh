@@ -5,6 +5,9 @@
 # client's reader and writer in a small memory cgroup. Every file is checked three ways: the
 # copy on the server's disk, a read back over NFS with cold caches, and fio's own crc32c
 # verification. Counts go to "# bytes verified: N" and "# bytes lost: N" (lab/stress.sh).
+# Where the series' nfsd preallocation exists it is on, and each round also copies the file
+# with O_DSYNC (stable WRITEs, the streams nfsd preallocates ahead of): once nfsd has closed
+# the file for good, it must take no more space than its data (nothing leaked by a fault).
 # Environment: STRESS_SHORT=1 uses 16 MiB files instead of 96 MiB and v4.2 only.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
@@ -17,6 +20,8 @@ versions=$([ "$short" = 1 ] && echo 4.2 || echo "3 4.2")
 lab_storage ext4 1024
 lab_link 1
 lab_nfsd
+PREALLOC=/sys/module/nfsd/parameters/nfsd_prealloc
+if [ -e "$PREALLOC" ]; then echo 1 >"$PREALLOC"; diag "nfsd_prealloc on"; fi
 mkdir -p /tmp/src
 head -c $((mb << 20)) /dev/urandom >/tmp/src/f
 want=$(sha256sum </tmp/src/f | cut -d' ' -f1)
@@ -79,6 +84,13 @@ round() {	# round FAULT: a copy and a fio verify run under FAULT
 	ok $rc "$what: dd to NFS returns success ($((SECONDS - t0)) s)"
 	fault_end
 	check "$what" f-copy
+	# The same bytes in stable WRITEs (nfsd preallocates ahead of them).
+	t0=$SECONDS
+	fault "$FAULT"
+	in_cg dd if=/tmp/src/f of="$MNT/f-dsync" bs=1M oflag=dsync status=none
+	ok $? "$what: O_DSYNC dd to NFS returns success ($((SECONDS - t0)) s)"
+	fault_end
+	check "$what, O_DSYNC" f-dsync
 	# fio: random 4-64 KiB writes with crc32c headers, then a verifying read pass.
 	fault "$FAULT"
 	in_cg fio --name=v --filename="$MNT/fio.v" --rw=randwrite --bsrange=4k-64k --size=${mb}m \
@@ -107,6 +119,17 @@ for VERS in $versions; do
 		round link
 		round nfsd
 		umount "$MNT"
+		# Once nfsd closes it for good (NFSv3: its file cache lets go within seconds), the
+		# O_DSYNC copy holds its data and no preallocation (64 KiB allowed for ext4's extent
+		# blocks, which count in its blocks: a smaller leftover would go unseen).
+		used=0
+		for _ in $(seq 60); do
+			used=$(( $(stat -c %b "$EXPORT/f-dsync") * 512 ))
+			[ "$used" -le $(((mb << 20) + 65536)) ] && break
+			sleep 0.5
+		done
+		[ "$used" -le $(((mb << 20) + 65536)) ]
+		ok $? "NFSv$VERS, CG $CG: the O_DSYNC copy takes $used bytes for $((mb << 20)) once closed"
 	done
 done
 diag "bytes verified: $verified"
