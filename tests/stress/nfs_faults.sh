@@ -71,26 +71,26 @@ check() {
 	if [ "$got" = "$want" ]; then verified=$((verified + (mb << 20))); else lost=$((lost + (mb << 20))); fi
 }
 
-round() {	# round FAULT: a copy and a fio verify run under FAULT
-	FAULT=$1
-	local what="NFSv$VERS, $FAULT"
-	[ "$CG" != none ] && what="$what, client in a $CG memory cgroup"
-	rm -f "$EXPORT"/f-* "$EXPORT"/fio.*
-	local t0=$SECONDS rc
+# copy WHAT NAME FLAG: dd the source to NAME over NFS under FAULT (FLAG conv=fsync, or
+# oflag=dsync for stable WRITEs, the streams nfsd preallocates ahead of), then check it.
+copy() {
+	local what=$1 name=$2 t0=$SECONDS rc
 	fault "$FAULT"
-	in_cg dd if=/tmp/src/f of="$MNT/f-copy" bs=1M conv=fsync status=none
+	in_cg dd if=/tmp/src/f of="$MNT/$name" bs=1M "$3" status=none
 	rc=$?
 	# A fault that hit the transfer shows in its time: 5 s or more of link or nfsd lost.
 	ok $rc "$what: dd to NFS returns success ($((SECONDS - t0)) s)"
 	fault_end
-	check "$what" f-copy
-	# The same bytes in stable WRITEs (nfsd preallocates ahead of them).
-	t0=$SECONDS
-	fault "$FAULT"
-	in_cg dd if=/tmp/src/f of="$MNT/f-dsync" bs=1M oflag=dsync status=none
-	ok $? "$what: O_DSYNC dd to NFS returns success ($((SECONDS - t0)) s)"
-	fault_end
-	check "$what, O_DSYNC" f-dsync
+	check "$what" "$name"
+}
+
+round() {	# round FAULT: two copies and a fio verify run under FAULT
+	FAULT=$1
+	local what="NFSv$VERS, $FAULT"
+	[ "$CG" != none ] && what="$what, client in a $CG memory cgroup"
+	rm -f "$EXPORT"/f-* "$EXPORT"/fio.*
+	copy "$what" f-copy conv=fsync
+	copy "$what, O_DSYNC" f-dsync oflag=dsync
 	# fio: random 4-64 KiB writes with crc32c headers, then a verifying read pass.
 	fault "$FAULT"
 	in_cg fio --name=v --filename="$MNT/fio.v" --rw=randwrite --bsrange=4k-64k --size=${mb}m \
@@ -122,13 +122,13 @@ for VERS in $versions; do
 		# Once nfsd closes it for good (NFSv3: its file cache lets go within seconds), the
 		# O_DSYNC copy holds its data and no preallocation (64 KiB allowed for ext4's extent
 		# blocks, which count in its blocks: a smaller leftover would go unseen).
-		used=0
+		limit=$(((mb << 20) + 65536))
 		for _ in $(seq 60); do
 			used=$(( $(stat -c %b "$EXPORT/f-dsync") * 512 ))
-			[ "$used" -le $(((mb << 20) + 65536)) ] && break
+			[ "$used" -le "$limit" ] && break
 			sleep 0.5
 		done
-		[ "$used" -le $(((mb << 20) + 65536)) ]
+		[ "$used" -le "$limit" ]
 		ok $? "NFSv$VERS, CG $CG: the O_DSYNC copy takes $used bytes for $((mb << 20)) once closed"
 	done
 done
