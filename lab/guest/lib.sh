@@ -30,19 +30,12 @@ lab_mounts() {
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
 }
 
-# lab_storage FSTYPE SIZE_MB [COMPLETION_NSEC [MBPS]]
-# FSTYPE ext4|xfs: memory-backed null_blk device "labdisk" (optionally with a per-I/O latency
-# and a bandwidth cap, for an HDD-like server); tmpfs: no block device at all.
-lab_storage() {
-	local fstype=$1 size=$2 lat=${3:-0} mbps=${4:-0} d
+# lab_nullb NAME SIZE_MB [COMPLETION_NSEC [MBPS]]: memory-backed null_blk device /dev/NAME
+# (optionally with a per-I/O latency and a bandwidth cap, for an HDD-like server).
+lab_nullb() {
+	local name=$1 size=$2 lat=${3:-0} mbps=${4:-0} d=$NULLB/$1
 	lab_mounts
-	mkdir -p "$EXPORT"
-	if [ "$fstype" = tmpfs ]; then
-		mount -t tmpfs -o size="${size}m" tmpfs "$EXPORT"
-		return
-	fi
-	d=$NULLB/labdisk
-	mkdir "$d" || lab_die "cannot create null_blk device"
+	mkdir "$d" || lab_die "cannot create null_blk device $name"
 	echo 1 >"$d/memory_backed"
 	echo "$size" >"$d/size"
 	echo 4096 >"$d/blocksize"
@@ -54,7 +47,21 @@ lab_storage() {
 	fi
 	[ "$mbps" -gt 0 ] && echo "$mbps" >"$d/mbps"
 	echo 1 >"$d/power"
-	[ -b /dev/labdisk ] || lab_die "null_blk device /dev/labdisk did not appear"
+	[ -b "/dev/$name" ] || lab_die "null_blk device /dev/$name did not appear"
+}
+
+# lab_storage FSTYPE SIZE_MB [COMPLETION_NSEC [MBPS]]
+# FSTYPE ext4|xfs: a filesystem on null_blk device "labdisk" (lab_nullb); tmpfs: no block
+# device at all.
+lab_storage() {
+	local fstype=$1 size=$2
+	lab_mounts
+	mkdir -p "$EXPORT"
+	if [ "$fstype" = tmpfs ]; then
+		mount -t tmpfs -o size="${size}m" tmpfs "$EXPORT"
+		return
+	fi
+	lab_nullb labdisk "$size" "${3:-0}" "${4:-0}"
 	case "$fstype" in
 	ext4) mkfs.ext4 -q -F /dev/labdisk ;;
 	xfs) mkfs.xfs -q -f /dev/labdisk ;;
@@ -126,6 +133,22 @@ lab_bdi() {
 	local dev
 	dev=$(mountpoint -d "$1") || lab_die "$1 is not a mount point"
 	echo "/sys/class/bdi/$dev"
+}
+
+# lab_used FILE: the bytes FILE takes on disk (its blocks, not its size).
+lab_used() { echo $(( $(stat -c %b "$1") * 512 )); }
+
+# lab_wait_used FILE BYTES [TRIES]: wait, 0.5 s a try (60 tries unless told), until FILE takes
+# at most BYTES on disk, as a file does once nfsd has closed it and given back what it
+# preallocated (NFSv3: nfsd's file cache lets go within seconds); prints what it takes.
+lab_wait_used() {
+	local used
+	for _ in $(seq "${3:-60}"); do
+		used=$(lab_used "$1")
+		[ "$used" -le "$2" ] && break
+		sleep 0.5
+	done
+	echo "$used"
 }
 
 # lab_mount_budget VERS BYTES [OPTS]: lab_mount, with the client's dirty threshold BYTES on the

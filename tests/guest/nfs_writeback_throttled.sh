@@ -42,8 +42,7 @@ while time.monotonic() < end:
 PY
 sampler=$!
 # The writer's sleeps in balance_dirty_pages(), on the sampler's clock (CLOCK_MONOTONIC).
-T=/sys/kernel/tracing
-mountpoint -q $T || mount -t tracefs none $T
+T=/sys/kernel/tracing	# (mounted by lab_storage)
 echo mono >$T/trace_clock
 echo 16384 >$T/buffer_size_kb
 echo >$T/trace

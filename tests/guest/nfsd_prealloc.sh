@@ -51,7 +51,7 @@ ok $? "a 4 MiB stream with nfsd_prealloc_len 1 MiB: $ev preallocations (3-6)"
 ok $? "no preallocation for the first WRITE of the empty file"
 grep -q 'nfsd_prealloc_release:.*size=4194304 .*error=0' /sys/kernel/tracing/trace
 ok $? "the release at close: size 4194304, no error"
-used=$(( $(stat -c %b "$EXPORT/t/ev") * 512 ))
+used=$(lab_used "$EXPORT/t/ev")
 is "$used" 4194304 "after close the file takes what it holds"
 
 # Files removed or renamed over while nfsd still holds them preallocated (NFSv3: nfsd keeps
@@ -66,11 +66,7 @@ in_cli dd if=/dev/zero of="$MNT/t/new" bs=256k count=8 oflag=dsync status=none
 in_cli mv "$MNT/t/new" "$MNT/t/old"
 ok $? "a preallocated file renamed over another one at once"
 umount "$MNT"
-for _ in $(seq 30); do
-	[ "$(( $(stat -c %b "$EXPORT/t/old") * 512 ))" = 2097152 ] && break
-	sleep 0.5
-done
-is "$(( $(stat -c %b "$EXPORT/t/old") * 512 ))" 2097152 "the file renamed over it takes what it holds once closed"
+is "$(lab_wait_used "$EXPORT/t/old" 2097152 30)" 2097152 "the file renamed over it takes what it holds once closed"
 
 # Hostile input: refused with EINVAL, values unchanged, no splat.
 printf '' >$P/nfsd_prealloc_len
@@ -107,9 +103,7 @@ is "$(stat -c %s "$EXPORT/t/race")" 33554432 "the stream written meanwhile is wh
 # with its mtime kept. allocsize=4k holds XFS's own preallocation past EOF below what makes
 # nfsd leave a stream to it. NFSv3: nfsd closes the file a few seconds after the last WRITE.
 X=/srv/xfs
-d=$NULLB/labxfs
-mkdir "$d" && echo 1 >"$d/memory_backed" && echo 512 >"$d/size" && echo 4096 >"$d/blocksize" &&
-	echo 1 >"$d/power" || lab_die "cannot create null_blk device labxfs"
+lab_nullb labxfs 512
 mkfs.xfs -q -f /dev/labxfs && mkdir -p $X && mount -o allocsize=4k /dev/labxfs $X ||
 	lab_die "cannot make XFS on /dev/labxfs"
 exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=7 10.9.0.0/16:$X
@@ -122,7 +116,7 @@ in_cli mount -t nfs -o vers=3,nolock "$SRV_IP:$X" "$MNT"
 in_cli dd if=/dev/zero of="$MNT/xs" bs=256k count=16 oflag=dsync status=none
 ok $? "XFS: a 4 MiB stream of stable WRITEs"
 mtime=$(stat -c %y "$X/xs")
-used=$(( $(stat -c %b "$X/xs") * 512 ))
+used=$(lab_used "$X/xs")
 [ "$used" -gt 4194304 ]
 ok $? "XFS: preallocated ahead while open ($used bytes for 4194304)"
 umount "$MNT"
@@ -135,7 +129,7 @@ echo 0 >$T/nfsd_prealloc_release/enable
 diag "$(grep -o 'nfsd_prealloc_release: .*' /sys/kernel/tracing/trace)"
 grep -q 'nfsd_prealloc_release:.*size=4194304 .*error=0' /sys/kernel/tracing/trace
 ok $? "XFS: the release at close: size 4194304, no error"
-is "$(( $(stat -c %b "$X/xs") * 512 ))" 4194304 "XFS: after close the file takes what it holds"
+is "$(lab_used "$X/xs")" 4194304 "XFS: after close the file takes what it holds"
 is "$(stat -c %y "$X/xs")" "$mtime" "XFS: the release keeps the modification time"
 exportfs -u "10.9.0.0/16:$X"
 umount $X

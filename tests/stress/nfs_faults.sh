@@ -123,11 +123,7 @@ for VERS in $versions; do
 		# O_DSYNC copy holds its data and no preallocation (64 KiB allowed for ext4's extent
 		# blocks, which count in its blocks: a smaller leftover would go unseen).
 		limit=$(((mb << 20) + 65536))
-		for _ in $(seq 60); do
-			used=$(( $(stat -c %b "$EXPORT/f-dsync") * 512 ))
-			[ "$used" -le "$limit" ] && break
-			sleep 0.5
-		done
+		used=$(lab_wait_used "$EXPORT/f-dsync" "$limit")
 		[ "$used" -le "$limit" ]
 		ok $? "NFSv$VERS, CG $CG: the O_DSYNC copy takes $used bytes for $((mb << 20)) once closed"
 	done
