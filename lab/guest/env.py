@@ -24,6 +24,7 @@ import mmap
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import tempfile
@@ -377,6 +378,41 @@ def thread_reads(pid):
             continue
         out.append((int(t), rchar))
     return sorted(out)
+
+
+@contextmanager
+def stopped(pid, dev=None, timeout=30):
+    """Around a snapshot of a running workload: process pid stopped (SIGSTOP), every one of
+    its threads back from the kernel and stopped, and then, with dev, every request on that
+    disk served (/sys/block/DEV/inflight 0 0). Pages the workload had in flight are then
+    either read (cached and counted by the disk) or not asked for yet: a snapshot of the
+    page cache and the disk counters taken here agree. SIGCONT after, whatever happened."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        limit = time.monotonic() + timeout * SLOW
+        while True:
+            running = []
+            for t in os.listdir(f"/proc/{pid}/task"):
+                try:
+                    with open(f"/proc/{pid}/task/{t}/stat") as f:
+                        stat = f.read()
+                except (FileNotFoundError, ProcessLookupError):
+                    continue
+                if stat[stat.rindex(")") + 2] not in "Tt":
+                    running.append(t)
+            if not running:
+                break
+            if time.monotonic() > limit:
+                raise RuntimeError(f"{len(running)} threads of process {pid} did not stop within {timeout * SLOW} s")
+            time.sleep(0.02)
+        while dev and read(f"/sys/block/{dev}/inflight").split() != ["0", "0"]:
+            if time.monotonic() > limit:
+                raise RuntimeError(f"/dev/{dev} still had requests in flight {timeout * SLOW} s after "
+                                   f"process {pid} stopped: {read(f'/sys/block/{dev}/inflight').strip()}")
+            time.sleep(0.02)
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 def _threads(pid):
@@ -1002,6 +1038,10 @@ class Env:
 
     def thread_reads(self, pid):
         return thread_reads(pid)
+
+    def stopped(self, pid):
+        """See stopped(): the workload in pid held still, the disk's requests served."""
+        return stopped(pid, self.disk.dev if self.disk else None)
 
     def drop_caches(self):
         drop_caches()

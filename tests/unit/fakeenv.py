@@ -147,7 +147,18 @@ class FakeEnv:
     def drop_caches(self):
         self.commands.append(["drop_caches"])
 
+    @contextmanager
+    def stopped(self, pid):
+        """Records the pid held still; self.restarts and what was read are noted inside."""
+        self.stops = getattr(self, "stops", []) + [pid]
+        self.held = True
+        try:
+            yield
+        finally:
+            self.held = False
+
     def restart_measure(self):
+        self.restarted_held = getattr(self, "held", False)
         self.restarts = getattr(self, "restarts", 0) + 1
 
     def cached_map(self, path):

@@ -161,8 +161,9 @@ def test_local_streams_point(tmp_path):
 def test_local_streams_after_a_warm_up_counts_only_what_follows_it(tmp_path):
     cfg = cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 12\nwarmup_s = 8"), point=1)
     assert cfg["workload"]["warmup_s"] == 8
-    # fio reads for ramp_time = 8 s, then reports only the 12 s after it
-    final = [{"jobname": f"s.{i}", "read": {"io_bytes": 2_000_000, "runtime": 12_000 - i,
+    # fio reads for warm-up and runtime, 20 s, and reports all of it: each job read 489 pages
+    # in the warm-up (below) and 2 MB after it
+    final = [{"jobname": f"s.{i}", "read": {"io_bytes": 489 * 4096 + 2_000_000, "runtime": 20_000 - i,
                                             "clat_ns": {"bins": {"2000000": 98, "40000000": 2}}}}
              for i in reversed(range(50))]
     deltas = {"disk_read_bytes": 105_000_000, "ra_windows": 100, "ra_thrash": 1}
@@ -177,13 +178,15 @@ def test_local_streams_after_a_warm_up_counts_only_what_follows_it(tmp_path):
     row = families.get("local-streams").run_point(env, cfg)
     call = env.fio_calls[0]
     assert call["at"][0] == 8
-    assert "--ramp_time=8" in call["args"] and "--runtime=12" in call["args"]
-    assert env.restarts == 1              # the counters and statistics start at the warm-up's end
+    # no ramp_time: fio would start each job's ramp at that job's start, not at the snapshot
+    assert not any(a.startswith("--ramp_time") for a in call["args"]) and "--runtime=20" in call["args"]
+    # the counters and statistics start at the warm-up's end, with fio held still
+    assert env.restarts == 1 and env.restarted_held and env.stops == [4242] and not env.held
     # each file is asked for what is cached past where its reader ended: 489 pages + 2 MB
     asked = dict(env.cached_asked)
-    assert asked["/srv/local/streams/s.3"] == 489 + -(-2_000_000 // 4096)
+    assert asked["/srv/local/streams/s.3"] == -(-(489 * 4096 + 2_000_000) // 4096)
     app = 50 * 2_000_000
-    assert row["app_bytes"] == app and row["secs"] == 12.0
+    assert row["app_bytes"] == app and row["secs"] == 12.0 and 0 <= row["held_s"] < 1
     assert row["unread_start_bytes"] == 2 * 11 * 4096 and row["unread_bytes"] == 10 * 4096
     assert row["dev_amp"] == round((105_000_000 - 10 * 4096 + 22 * 4096) / app, 3)
     assert (row["p50_ms"], row["p99_ms"]) == (2.0, 40.0)
@@ -204,9 +207,11 @@ def test_local_streams_file_holds_warm_up_and_runtime(tmp_path):
     cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 20\nwarmup_s = 15"))
     with pytest.raises(scenario.ScenarioError, match="warmup_s \\+ runtime_s"):
         cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 22\nwarmup_s = 19"))
-    # fio ignores a ramp_time as long as the runtime
-    with pytest.raises(scenario.ScenarioError, match="warmup_s.*shorter than runtime_s"):
-        cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 10\nwarmup_s = 10"))
+    # a warm-up as long as the runtime is fine (fio reads both, no ramp_time)
+    cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 10\nwarmup_s = 10"))
+    # where a reader was at the end of a warm-up is its thread's read count: no faults
+    with pytest.raises(scenario.ScenarioError, match="warm-up needs engine"):
+        cfg_of(tmp_path, STREAMS.replace("runtime_s = 20", "runtime_s = 10\nwarmup_s = 10\nengine = \"mmap\""))
 
 
 def test_local_streams_merged_percentiles():
