@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Summarise probe.sh's trace: windows by pattern and size, and how long a thrashed page lived.
 
-    analyze.py TRACE        (trace.txt as probe.sh wrote it, or xz-compressed)
+    analyze.py TRACE [AFTER_S]   (trace.txt as probe.sh wrote it, or xz-compressed)
+
+AFTER_S: count only the windows decided that many seconds after the first one (the streams
+long under way, as local-streams-steady.toml measures them after its warm-up); the windows
+before it still say what a thrashed page was read in.
 """
 import collections
 import lzma
@@ -17,6 +21,9 @@ def main():
     with (lzma.open(name, "rt") if name.endswith(".xz") else open(name)) as f:
         evs = ra_events.parse(f, sys.argv[1])
     t0 = min(float(e["timestamp"]) for e in evs)
+    after = t0 + (float(sys.argv[2]) if len(sys.argv) > 2 else 0.0)
+    history = evs
+    evs = [e for e in evs if float(e["timestamp"]) >= after]
     by = collections.Counter()
     sizes = collections.defaultdict(collections.Counter)
     pages = collections.Counter()
@@ -24,7 +31,8 @@ def main():
         by[e["pattern"]] += 1
         sizes[e["pattern"]][e["ra_size"]] += 1
         pages[e["pattern"]] += e["actual"]
-    print(f"{len(evs)} events over {max(float(e['timestamp']) for e in evs) - t0:.1f} s")
+    print(f"{len(evs)} events over {max(float(e['timestamp']) for e in evs) - after:.1f} s"
+          f"{f' from {after - t0:.0f} s on' if after > t0 else ''}")
     for p, c in by.most_common():
         top = ", ".join(f"{s}:{n}" for s, n in sorted(sizes[p].items()))
         print(f"  {p:11s} {c:6d} windows, {pages[p]:7d} pages read; sizes {top}")
@@ -33,10 +41,10 @@ def main():
     last = collections.defaultdict(list)
     ages = []
     kinds = collections.Counter()
-    for e in sorted(evs, key=lambda e: float(e["timestamp"])):
+    for e in sorted(history, key=lambda e: float(e["timestamp"])):
         k = e["ino"]
         t = float(e["timestamp"])
-        if e["pattern"] == "thrash":
+        if e["pattern"] == "thrash" and t >= after:
             idx = e["req_index"]
             for (ts, st, sz, asz, pat) in reversed(last[k]):
                 if st <= idx < st + sz:
@@ -56,7 +64,8 @@ def main():
     gaps = []
     for k, lst in last.items():
         for a, b in zip(lst, lst[1:]):
-            gaps.append(b[0] - a[0])
+            if b[0] >= after:
+                gaps.append(b[0] - a[0])
     gaps.sort()
     if gaps:
         q = lambda p: gaps[min(len(gaps) - 1, int(p * len(gaps)))]  # noqa: E731
