@@ -380,6 +380,16 @@ def thread_reads(pid):
     return sorted(out)
 
 
+def task_stat(path):
+    """(comm, state) from a /proc/PID/stat or /proc/PID/task/TID/stat file, None once the
+    task is gone (comm may hold spaces and parentheses: it ends at the last ')')."""
+    try:
+        stat = Path(path).read_text()
+    except OSError:
+        return None
+    return stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2]
+
+
 @contextmanager
 def stopped(pid, dev=None, timeout=30):
     """Around a snapshot of a running workload: process pid stopped (SIGSTOP), every one of
@@ -391,15 +401,8 @@ def stopped(pid, dev=None, timeout=30):
     try:
         limit = time.monotonic() + timeout * SLOW
         while True:
-            running = []
-            for t in os.listdir(f"/proc/{pid}/task"):
-                try:
-                    with open(f"/proc/{pid}/task/{t}/stat") as f:
-                        stat = f.read()
-                except (FileNotFoundError, ProcessLookupError):
-                    continue
-                if stat[stat.rindex(")") + 2] not in "Tt":
-                    running.append(t)
+            stats = (task_stat(f"/proc/{pid}/task/{t}/stat") for t in os.listdir(f"/proc/{pid}/task"))
+            running = [st for st in stats if st and st[1] not in "Tt"]
             if not running:
                 break
             if time.monotonic() > limit:
@@ -801,12 +804,8 @@ class Udev:
             that exited stay as zombies, which pgrep would count)."""
             n = 0
             for pid in filter(str.isdigit, os.listdir("/proc")):
-                try:
-                    stat = Path(f"/proc/{pid}/stat").read_text()
-                except OSError:
-                    continue
-                comm, state = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2]
-                n += comm == "systemd-udevd" and state != "Z"
+                st = task_stat(f"/proc/{pid}/stat")
+                n += st is not None and st[0] == "systemd-udevd" and st[1] != "Z"
             return n
 
         def gone(secs):

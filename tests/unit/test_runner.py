@@ -85,14 +85,9 @@ def test_stopped_holds_every_thread_still_and_lets_go():
     import os
     import subprocess
     import time
-    from pathlib import Path
 
     def states(pid):
-        out = []
-        for t in sorted(os.listdir(f"/proc/{pid}/task")):
-            stat = Path(f"/proc/{pid}/task/{t}/stat").read_text()
-            out.append(stat[stat.rindex(")") + 2])
-        return out
+        return [genv.task_stat(f"/proc/{pid}/task/{t}/stat")[1] for t in sorted(os.listdir(f"/proc/{pid}/task"))]
 
     # a process with a second thread that keeps running (a reader, say)
     p = subprocess.Popen(["python3", "-c", "import threading, time\n"
