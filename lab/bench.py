@@ -206,6 +206,10 @@ def main(argv):
         print(f"error: --kernels must name {', '.join(scenario.KINDS)}, not {args.kernels!r}", file=sys.stderr)
         return 2
 
+    missing = report.missing_deps()
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return 2
     try:
         scs = [scenario.load(p, quick=args.quick) for p in args.scenarios]
     except scenario.ScenarioError as e:

@@ -257,6 +257,17 @@ NFS_KEYS = ("nfs_read_ops", "nfs_write_ops", "nfs_commit_ops", "nfs_server_read_
 
 # ---------------------------------------------------------------- plots
 
+def missing_deps():
+    """What the report needs and this Python lacks, as an error message naming it, or None:
+    bench.py asks before it boots anything, not after the first scenario was measured."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as e:
+        return (f"the report needs matplotlib, which {sys.executable} cannot import ({e}): "
+                "run `make bench`, or the lab's venv Python (`make deps` makes it)")
+    return None
+
+
 def _plt():
     import matplotlib
     matplotlib.use("Agg")

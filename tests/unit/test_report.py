@@ -172,3 +172,17 @@ def test_nfs_writeback_report_sums_the_paired_points_against_the_ceiling(tmp_pat
     assert "| stock | 2 | 90.0 | 100.0 [90.0–110.0] | 40–50 % |" in md, md
     assert "| patched | 2 | 105.0 | 100.0 [90.0–110.0] | 50–55 % |" in md
     assert "patched/stock over the sum: 1.167× (+16.7 %)" in md
+
+
+def test_missing_matplotlib_is_named_before_anything_runs(monkeypatch):
+    import builtins
+    assert report.missing_deps() is None  # the lab venv has it
+    real = builtins.__import__
+
+    def no_mpl(name, *a, **k):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError("No module named 'matplotlib'")
+        return real(name, *a, **k)
+    monkeypatch.setattr(builtins, "__import__", no_mpl)
+    msg = report.missing_deps()
+    assert msg and "matplotlib" in msg and "make bench" in msg
