@@ -3,7 +3,7 @@
 # an NFSv4.2 mount (rsize 1 MiB, no added delay), cold client cache, warm server, as the
 # nfs-mmap family's `exec` point runs it. Traces nfs:nfs_initiate_read (every READ's offset and
 # count) on both kernels and, where the kernel has them (patched), the readahead events.
-# Run by results/exec-probe/run.sh in a lab guest; writes OUT/reads.txt and OUT/ra.txt.
+# Run by results/exec-probe/run.sh in a lab guest; writes OUT/trace.PASS.txt for passes 1-3.
 set -eu
 out=${1:-$LAB_OUT}
 . "$(dirname "$0")/../../lab/guest/lib.sh"
@@ -11,13 +11,10 @@ cc1=${CC1:-/usr/lib/gcc/x86_64-linux-gnu/12/cc1}
 
 lab_storage ext4 512
 cp "$cc1" "$EXPORT/prog"
-python3 - "$EXPORT/src.c" <<'PY'
-import sys
-n = 60
-body = [f"int f{i}(int *a, int n) {{ int s = {i}; for (int j = 0; j < n; j++) "
-        f"s = s * 31 + a[j] / (j + {i + 1}); return s; }}" for i in range(n)]
-open(sys.argv[1], "w").write("\n".join(body + ["int main(void) { return 0; }", ""]))
-PY
+# the C file the nfs-mmap family's exec point compiles (its default of 60 functions)
+PYTHONPATH="$(dirname "$0")/../../lab" python3 -c \
+	'import sys; from families.nfs_mmap import exec_source; sys.stdout.write(exec_source(60))' \
+	>"$EXPORT/src.c"
 sync
 cat "$EXPORT/prog" >/dev/null
 lab_link 0
