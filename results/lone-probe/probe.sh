@@ -35,5 +35,6 @@ echo 0 >$T/events/readahead/page_cache_ra_pattern/enable 2>/dev/null || true
 wait
 grep -v '^#' $T/trace >"$out/trace.txt" || true
 cat /sys/kernel/debug/readahead/stats 2>/dev/null | head -30 || true
-
-in_cli cat /proc/self/mountstats | grep -A1 "READ:" | head -3
+# The NFS mount's READs (its own section of mountstats, not the first mount's).
+in_cli awk -v mnt="$MNT" '$1 == "device" { m = ($5 == mnt) } m && $1 == "READ:" { print; exit }' \
+	/proc/self/mountstats
