@@ -30,7 +30,8 @@
  * counters are kept in, one "name value" line each, rewritten in place after every request:
  * requests, seeks, skips, read_bytes, write_bytes, busy_us. With SEEKDISK_TRACE=FILE in its
  * environment it also logs every request there: start time (us), R/W/T/F, offset, length and
- * the positioning cost (us) and the requests queued when it was taken.
+ * the positioning cost (us) and the requests queued when it was taken. SEEKDISK_MAX_AGE_MS
+ * sets the starvation limit (below; default 200, 0 for none).
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -54,7 +55,7 @@
 
 #define BLOCK 4096
 #define MAX_QUEUE 256
-#define MAX_AGE_NS 200000000ULL	/* 200 ms */
+#define MAX_AGE_MS 200
 
 struct stats {
 	unsigned long long requests, seeks, skips, read_bytes, write_bytes, busy_ns;
@@ -148,6 +149,7 @@ struct req {
 
 static char *disk;
 static unsigned long long size, seek_ns, latency_ns, bps, track, wcache, head, busy_until;
+static unsigned long long max_age_ns = MAX_AGE_MS * 1000000ULL;
 static struct stats st;
 static FILE *trace;
 static int sock, statfd;
@@ -194,14 +196,14 @@ static int is_io(const struct req *r)
  * Which queued request the disk serves next. Reads and writes may pass each other (NCQ);
  * anything else (a discard, a flush, a refused request) is served in arrival order, and
  * nothing that arrived after it passes it. The oldest request is taken once it has waited
- * MAX_AGE_NS (a disk's starvation limit). Otherwise, with a write cache a write is taken at
+ * max_age_ns (a disk's starvation limit, SEEKDISK_MAX_AGE_MS; 0: none). Otherwise, with a write cache a write is taken at
  * once; else the next request at or after the head, else the lowest (C-LOOK).
  */
 static int pick(const struct req *q, int n, unsigned long long head, int wcache)
 {
 	int i, best = -1, low = 0;
 
-	if (now_ns() - q[0].arrival > MAX_AGE_NS)
+	if (max_age_ns && now_ns() - q[0].arrival > max_age_ns)
 		return 0;
 	for (i = 0; i < n && is_io(&q[i]); i++) {
 		if (wcache && q[i].cmd == NBD_CMD_WRITE)
@@ -294,6 +296,8 @@ int main(int argc, char **argv)
 		usage("QUEUE must be at least 1");
 	if (!size)
 		usage("SIZE_MB must be at least 1");
+	if (getenv("SEEKDISK_MAX_AGE_MS"))
+		max_age_ns = number(getenv("SEEKDISK_MAX_AGE_MS"), "SEEKDISK_MAX_AGE_MS", 60000) * 1000000;
 
 	/* A connected nbd device has a pid attribute; its size ioctls would resize it live. */
 	snprintf(path, sizeof(path), "/sys/block/%s/pid", strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1]);

@@ -19,7 +19,6 @@ lab_link 1
 lab_nfsd
 lab_mount 4.2 rsize=1048576
 
-
 for where in "ext4:$EXPORT" "nfs:$MNT"; do
 	name=${where%%:*} d=${where#*:}
 	for t in readahead_stats_test read_around_test; do
