@@ -196,8 +196,9 @@ static int is_io(const struct req *r)
  * Which queued request the disk serves next. Reads and writes may pass each other (NCQ);
  * anything else (a discard, a flush, a refused request) is served in arrival order, and
  * nothing that arrived after it passes it. The oldest request is taken once it has waited
- * max_age_ns (a disk's starvation limit, SEEKDISK_MAX_AGE_MS; 0: none). Otherwise, with a write cache a write is taken at
- * once; else the next request at or after the head, else the lowest (C-LOOK).
+ * max_age_ns (a disk's starvation limit, SEEKDISK_MAX_AGE_MS; 0: none). Otherwise, with a
+ * write cache a write is taken at once; else the next request at or after the head, else the
+ * lowest (C-LOOK).
  */
 static int pick(const struct req *q, int n, unsigned long long head, int wcache)
 {
@@ -281,6 +282,7 @@ int main(int argc, char **argv)
 	static struct req q[MAX_QUEUE];
 	int sv[2], nbd, ncq, n = 0, disc = 0;
 	char path[256];
+	const char *env;
 	pid_t pid;
 
 	if (argc != 10)
@@ -296,8 +298,9 @@ int main(int argc, char **argv)
 		usage("QUEUE must be at least 1");
 	if (!size)
 		usage("SIZE_MB must be at least 1");
-	if (getenv("SEEKDISK_MAX_AGE_MS"))
-		max_age_ns = number(getenv("SEEKDISK_MAX_AGE_MS"), "SEEKDISK_MAX_AGE_MS", 60000) * 1000000;
+	env = getenv("SEEKDISK_MAX_AGE_MS");
+	if (env)
+		max_age_ns = number(env, "SEEKDISK_MAX_AGE_MS", 60000) * 1000000;
 
 	/* A connected nbd device has a pid attribute; its size ioctls would resize it live. */
 	snprintf(path, sizeof(path), "/sys/block/%s/pid", strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1]);
@@ -315,10 +318,11 @@ int main(int argc, char **argv)
 	if (statfd < 0)
 		die(argv[9]);
 	put_stats(statfd, &st);
-	if (getenv("SEEKDISK_TRACE")) {
-		trace = fopen(getenv("SEEKDISK_TRACE"), "w");
+	env = getenv("SEEKDISK_TRACE");
+	if (env) {
+		trace = fopen(env, "w");
 		if (!trace)
-			die(getenv("SEEKDISK_TRACE"));
+			die(env);
 		setvbuf(trace, NULL, _IOLBF, 0);	/* the guest may power off with it open */
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
