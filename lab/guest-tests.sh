@@ -39,6 +39,18 @@ for t in "$@"; do
 	fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
+	# Again at the end, where a CI log's tail shows it: what each failed test said went wrong
+	# (its "not ok" lines, or the last lines of its output when it died before saying).
+	for name in "${failed[@]}"; do
+		log=$outroot/$name/guest.log
+		say "failed: $name"
+		if grep -q '^not ok' "$log" 2>/dev/null; then
+			grep -A3 '^not ok' "$log" | sed 's/^/    /'
+		else
+			tail -n 15 "$log" 2>/dev/null | sed 's/^/    /' || true
+			tail -n 5 "$outroot/$name/console.log" 2>/dev/null | sed 's/^/    /' || true
+		fi
+	done
 	die "guest tests failed: ${failed[*]} (logs under $outroot)"
 fi
 say "guest tests: all $# passed"

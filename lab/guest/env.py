@@ -226,7 +226,7 @@ def uncache(paths, tries=10):
     """Drop the files' pages from the page cache; return how many are still cached, per path.
     fadvise(DONTNEED), up to `tries` times 0.1 s apart while pages remain: readahead I/O of the
     previous point may still be landing on an NFS client, and the server's last READ replies
-    stay pinned by the socket until the client acknowledges them. If the first path still has
+    stay pinned by the socket until the client acknowledges them. If any path still has
     pages, drop_caches is the last resort. Unlike drop_caches, fadvise leaves the guest's
     binaries cached: under TCG, reloading them over 9p cost seconds per point."""
     left = []
@@ -241,8 +241,9 @@ def uncache(paths, tries=10):
         if not any(left):
             break
         time.sleep(0.1)
-    if left and left[0]:
-        log(f"fadvise(DONTNEED) left {left[0]} pages of {paths[0]} cached; dropping all caches")
+    if any(left):
+        i = next(i for i, n in enumerate(left) if n)
+        log(f"fadvise(DONTNEED) left {left[i]} pages of {paths[i]} cached; dropping all caches")
         drop_caches()
         left = [cached_pages(p) for p in paths]
     return left
