@@ -45,7 +45,9 @@ if [ ${#failed[@]} -gt 0 ]; then
 		log=$outroot/$name/guest.log
 		say "failed: $name"
 		if grep -q '^not ok' "$log" 2>/dev/null; then
-			grep -A3 '^not ok' "$log" | sed 's/^/    /'
+			# each "not ok" line with the diagnostics ("# ...") right after it
+			awk '/^not ok/ { p = 1; print; next } p && /^#/ { print; next } { p = 0 }' "$log" |
+				sed 's/^/    /'
 		else
 			tail -n 15 "$log" 2>/dev/null | sed 's/^/    /' || true
 			tail -n 5 "$outroot/$name/console.log" 2>/dev/null | sed 's/^/    /' || true

@@ -156,15 +156,27 @@ lab_wait_used() {
 # thresholds of 8 GiB, the export disk's bdi guaranteed 2 GiB), as the nfs-writeback family
 # sets them (lab/families/nfs_writeback.py); prints nothing.
 lab_mount_budget() {
-	local vers=$1 bytes=$2 opts=${3:-} nbdi
-	echo $((8 << 30)) >/proc/sys/vm/dirty_bytes
-	echo $((4 << 30)) >/proc/sys/vm/dirty_background_bytes
+	local vers=$1 bytes=$2 opts=${3:-}
+	lab_dirty_global
 	echo $((2 << 30)) >"$(lab_bdi "$EXPORT")/min_bytes"
 	lab_mount "$vers" "$opts"
-	nbdi=$(lab_bdi "$MNT")
-	echo "$bytes" >"$nbdi/min_bytes"
-	echo "$bytes" >"$nbdi/max_bytes"
-	echo 1 >"$nbdi/strict_limit"
+	lab_bdi_budget "$(lab_bdi "$MNT")" "$bytes"
+}
+
+# lab_dirty_global: global dirty thresholds of 8 GiB (background 4 GiB), far above what any
+# lab guest dirties, so that only the limits a bdi is given apply.
+lab_dirty_global() {
+	echo $((8 << 30)) >/proc/sys/vm/dirty_bytes
+	echo $((4 << 30)) >/proc/sys/vm/dirty_background_bytes
+}
+
+# lab_bdi_budget BDI BYTES: a dirty threshold of BYTES on the bdi whose sysfs directory is BDI
+# (strict_limit, min_bytes = max_bytes = BYTES), under lab_dirty_global's thresholds.
+lab_bdi_budget() {
+	lab_dirty_global
+	echo "$2" >"$1/min_bytes"
+	echo "$2" >"$1/max_bytes"
+	echo 1 >"$1/strict_limit"
 }
 
 # lab_mount_opt PATH OPT: the value of a mount option (e.g. rsize) as the kernel reports it.

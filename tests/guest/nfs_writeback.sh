@@ -3,7 +3,8 @@
 # cache (thresholds far above it: nothing is written back before), then one fsync(): stock
 # 6.12 writes it all, then sends one COMMIT; the patched client commits every eighth of a
 # second of data, so the server's disk writes while the rest is on the wire. The data on the
-# server is what was written; NFSv3 and NFSv4.2.
+# server is what was written; NFSv3 and NFSv4.2. Then patch 27: pages scattered in runs shorter
+# than half a wsize take no commit point in the middle of the fsync's call.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
@@ -61,6 +62,43 @@ PY
 	[ "$got" = "$want" ]
 	ok $? "v$vers: the server's file is what was written"
 	rm -f "$EXPORT/f"
+
+	# Patch 27: scattered pages take no commit point mid-call. 48 MiB in runs of 64 KiB, one
+	# every 128 KiB of a 96 MiB file, then one fsync(): runs of less than half a wsize do not
+	# stream on the server's disk, and a COMMIT after every eighth of a second of them (a new
+	# mount's bandwidth estimate: 12.5 MiB) would make it flush them a piece at a time.
+	# Patches 16-26 send 4 or more COMMITs here; stock and patch 27 one at the end of the
+	# call, and maybe the fsync's own.
+	lab_mount_budget "$vers" $((1 << 30)) wsize=1048576
+	read -r c1 c2 < <(python3 - "$MNT" <<'PY'
+import os, sys
+mnt = sys.argv[1]
+def commits():
+    cur = False
+    for line in open("/proc/self/mountstats"):
+        w = line.split()
+        if line.startswith("device "):
+            cur = len(w) > 4 and w[4] == mnt
+        elif cur and w and w[0] == "COMMIT:":
+            return int(w[1])
+fd = os.open(f"{mnt}/s", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.ftruncate(fd, 96 << 20)
+run = os.urandom(64 << 10)
+for i in range(768):
+    os.pwrite(fd, run, i * (128 << 10))
+c1 = commits()
+os.fsync(fd)
+c2 = commits()
+os.close(fd)
+print(c1, c2)
+PY
+)
+	[ -n "${c2:-}" ] && [ $((c2 - c1)) -ge 1 ] && [ $((c2 - c1)) -le 2 ]
+	ok $? "v$vers: the fsync of 768 runs of 64 KiB sent $((${c2:-0} - ${c1:-0})) COMMITs (want 1-2; patches 16-26 send 4 or more)"
+	umount "$MNT"
+	[ "$(stat -c %s "$EXPORT/s")" -eq $((96 << 20)) ]
+	ok $? "v$vers: the scattered file has its size on the server"
+	rm -f "$EXPORT/s"
 done
 rm -f /tmp/wb-src
 no_splat

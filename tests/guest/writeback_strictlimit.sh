@@ -23,11 +23,7 @@ stats=/sys/kernel/debug/bdi/$(basename "$bdi")/stats
 [ -r "$stats" ] || lab_die "no $stats"
 kupdate=$(cat /proc/sys/vm/dirty_writeback_centisecs)
 echo 0 >/proc/sys/vm/dirty_writeback_centisecs
-echo $((8 << 30)) >/proc/sys/vm/dirty_bytes
-echo $((4 << 30)) >/proc/sys/vm/dirty_background_bytes
-echo $BUDGET >"$bdi/min_bytes"
-echo $BUDGET >"$bdi/max_bytes"
-echo 1 >"$bdi/strict_limit"
+lab_bdi_budget "$bdi" $BUDGET
 stat_kb() { awk -v k="$1:" '$1 == k { print $2 }' "$stats"; }
 
 # The bdi's background threshold as balance_dirty_pages() computes it: its dirty threshold
