@@ -18,6 +18,7 @@ CLI_IP=10.9.0.2
 EXPORT=/srv/export
 MNT=/srv/nfs
 NULLB=/sys/kernel/config/nullb
+LAB_GUEST=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 lab_die() { echo "lab: $*" >&2; exit 1; }
 
@@ -177,6 +178,12 @@ lab_bdi_budget() {
 	echo "$2" >"$1/min_bytes"
 	echo "$2" >"$1/max_bytes"
 	echo 1 >"$1/strict_limit"
+}
+
+# lab_nfs_ops MNT: the counts of READ, WRITE and COMMIT RPCs of the mount at MNT, on one
+# line (lab/guest/nfswrite.py, the benchmark's mountstats parser).
+lab_nfs_ops() {
+	python3 "$LAB_GUEST/nfswrite.py" ops "$1"
 }
 
 # lab_mount_opt PATH OPT: the value of a mount option (e.g. rsize) as the kernel reports it.

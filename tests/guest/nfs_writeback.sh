@@ -25,31 +25,7 @@ for vers in 3 4.2; do
 	# One process writes, then fsyncs while the file is open (close() would flush it all by
 	# itself: close-to-open); it prints the COMMIT counts before the writes, before the
 	# fsync and after it, and the fsync's time.
-	read -r c0 c1 c2 secs < <(python3 - "$MNT" /tmp/wb-src <<'PY'
-import os, sys, time
-mnt, src = sys.argv[1], sys.argv[2]
-def commits():
-    cur = False
-    for line in open("/proc/self/mountstats"):
-        w = line.split()
-        if line.startswith("device "):
-            cur = len(w) > 4 and w[4] == mnt
-        elif cur and w and w[0] == "COMMIT:":
-            return int(w[1])
-c0 = commits()
-fd = os.open(f"{mnt}/f", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-with open(src, "rb") as f:
-    while b := f.read(1 << 20):
-        os.write(fd, b)
-c1 = commits()
-t0 = time.monotonic()
-os.fsync(fd)
-secs = time.monotonic() - t0
-c2 = commits()
-os.close(fd)
-print(c0, c1, c2, round(secs, 2))
-PY
-)
+	read -r c0 c1 c2 secs < <(python3 "$LAB_GUEST/nfswrite.py" stream "$MNT" /tmp/wb-src)
 	[ -n "${secs:-}" ]
 	ok $? "v$vers: fsync of $MB MiB written into the cache returned after ${secs:-?} s"
 	[ "$c1" -eq "$c0" ]
@@ -70,29 +46,7 @@ PY
 	# Patches 16-26 send 4 or more COMMITs here; stock and patch 27 one at the end of the
 	# call, and maybe the fsync's own.
 	lab_mount_budget "$vers" $((1 << 30)) wsize=1048576
-	read -r c1 c2 < <(python3 - "$MNT" <<'PY'
-import os, sys
-mnt = sys.argv[1]
-def commits():
-    cur = False
-    for line in open("/proc/self/mountstats"):
-        w = line.split()
-        if line.startswith("device "):
-            cur = len(w) > 4 and w[4] == mnt
-        elif cur and w and w[0] == "COMMIT:":
-            return int(w[1])
-fd = os.open(f"{mnt}/s", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-os.ftruncate(fd, 96 << 20)
-run = os.urandom(64 << 10)
-for i in range(768):
-    os.pwrite(fd, run, i * (128 << 10))
-c1 = commits()
-os.fsync(fd)
-c2 = commits()
-os.close(fd)
-print(c1, c2)
-PY
-)
+	read -r c1 c2 < <(python3 "$LAB_GUEST/nfswrite.py" scatter "$MNT" 768 64 128)
 	[ -n "${c2:-}" ] && [ $((c2 - c1)) -ge 1 ] && [ $((c2 - c1)) -le 2 ]
 	ok $? "v$vers: the fsync of 768 runs of 64 KiB sent $((${c2:-0} - ${c1:-0})) COMMITs (want 1-2; patches 16-26 send 4 or more)"
 	umount "$MNT"

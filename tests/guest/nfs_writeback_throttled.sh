@@ -29,64 +29,75 @@ bdi=$(basename "$(lab_bdi "$MNT")")
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 stats=/sys/kernel/debug/bdi/$bdi/stats
 [ -r "$stats" ] || lab_die "no $stats"
-# nfs_ops OP: the count of the mount's RPCs of procedure OP (mountstats).
-nfs_ops() { awk -v m="$MNT" -v op="$1:" '$1 == "device" { cur = ($5 == m) } cur && $1 == op { print $2 }' /proc/self/mountstats; }
 
-python3 - "$stats" >/tmp/wt-samples.txt <<'PY' &
-import re, sys, time
-end = time.monotonic() + 19
-while time.monotonic() < end:
-    st = dict(re.findall(r"^(\w+):\s+(\d+) kB", open(sys.argv[1]).read(), re.M))
-    print("%.4f" % time.monotonic(), st["BdiReclaimable"], st["BdiWriteback"], flush=True)
-    time.sleep(0.05)
-PY
-sampler=$!
-# The writer's sleeps in balance_dirty_pages(), on the sampler's clock (CLOCK_MONOTONIC).
-T=/sys/kernel/tracing	# (mounted by lab_storage)
-echo mono >$T/trace_clock
-echo 16384 >$T/buffer_size_kb
-echo >$T/trace
-echo 1 >$T/events/writeback/balance_dirty_pages/enable
-echo 1 >$T/tracing_on
-sleep 1
-fio --name=w --directory="$MNT" --filename=wt.0 --rw=write --bs=1m --size=4096m \
-	--ioengine=psync --time_based --runtime=15 --end_fsync=1 >/tmp/wt-fio.txt 2>&1
-ok $? "a writer wrote for 15 s and fsync()ed: $(grep -o 'bw=[^,]*' /tmp/wt-fio.txt | head -1)"
-wait $sampler
-echo 0 >$T/tracing_on
-echo 0 >$T/events/writeback/balance_dirty_pages/enable
+# seq_phase: 15 s of one sequential writer, sampled; sets n (samples after the writer slept)
+# and left (of them, those with 25 MiB or more dirty and unsent).
+seq_phase() {
+	python3 - "$stats" >/tmp/wt-samples.txt <<-'PY' &
+	import re, sys, time
+	end = time.monotonic() + 19
+	while time.monotonic() < end:
+	    st = dict(re.findall(r"^(\w+):\s+(\d+) kB", open(sys.argv[1]).read(), re.M))
+	    print("%.4f" % time.monotonic(), st["BdiReclaimable"], st["BdiWriteback"], flush=True)
+	    time.sleep(0.05)
+	PY
+	sampler=$!
+	# The writer's sleeps in balance_dirty_pages(), on the sampler's clock (CLOCK_MONOTONIC).
+	T=/sys/kernel/tracing	# (mounted by lab_storage)
+	echo mono >$T/trace_clock
+	echo 16384 >$T/buffer_size_kb
+	echo >$T/trace
+	echo 1 >$T/events/writeback/balance_dirty_pages/enable
+	echo 1 >$T/tracing_on
+	sleep 1
+	fio --name=w --directory="$MNT" --filename=wt.0 --rw=write --bs=1m --size=4096m \
+		--ioengine=psync --time_based --runtime=15 --end_fsync=1 >/tmp/wt-fio.txt 2>&1
+	ok $? "a writer wrote for 15 s and fsync()ed: $(grep -o 'bw=[^,]*' /tmp/wt-fio.txt | head -1)"
+	wait $sampler
+	echo 0 >$T/tracing_on
+	echo 0 >$T/events/writeback/balance_dirty_pages/enable
 
-# Samples after a sleep of the writer; of them, those with 25 MiB or more dirty (in KiB).
-read -r n left < <(python3 - $T/trace /tmp/wt-samples.txt $((BUDGET >> 10)) <<'PY'
-import bisect, re, sys
-sleeps = sorted(float(m.group(1)) for m in
-                re.finditer(r"\s(\d+\.\d+): balance_dirty_pages: .* pause=(\d+)", open(sys.argv[1]).read())
-                if int(m.group(2)) > 0)
-rows = [l.split() for l in open(sys.argv[2])]
-n = left = 0
-for prev, (t, dirty, _) in zip(rows, rows[1:]):
-    i = bisect.bisect_right(sleeps, float(prev[0]))
-    if i < len(sleeps) and sleeps[i] <= float(t):
-        n += 1
-        left += int(dirty) >= int(sys.argv[3]) // 4
-print(n, left)
-PY
-)
-echo local >$T/trace_clock	# (clears the trace)
-diag "samples after the writer slept: $n, with 25 MiB or more dirty and unsent: $left"
-[ "$n" -ge 10 ] || lab_die "the writer slept in only $n samples: the test did not reach its case"
+	# Samples after a sleep of the writer; of them, those with 25 MiB or more dirty (in KiB).
+	read -r n left < <(python3 - $T/trace /tmp/wt-samples.txt $((BUDGET >> 10)) <<-'PY'
+	import bisect, re, sys
+	sleeps = sorted(float(m.group(1)) for m in
+	                re.finditer(r"\s(\d+\.\d+): balance_dirty_pages: .* pause=(\d+)", open(sys.argv[1]).read())
+	                if int(m.group(2)) > 0)
+	rows = [l.split() for l in open(sys.argv[2])]
+	n = left = 0
+	for prev, (t, dirty, _) in zip(rows, rows[1:]):
+	    i = bisect.bisect_right(sleeps, float(prev[0]))
+	    if i < len(sleeps) and sleeps[i] <= float(t):
+	        n += 1
+	        left += int(dirty) >= int(sys.argv[3]) // 4
+	print(n, left)
+	PY
+	)
+	echo local >$T/trace_clock	# (clears the trace)
+	diag "samples after the writer slept: $n, with 25 MiB or more dirty and unsent: $left"
+	rm -f "$MNT"/wt.0
+}
+
+# The case needs a writer that fills its budget: on a loaded host it may write too slowly to
+# be throttled (26 MiB/s against the usual 46-52 in one CI run); once more before giving up.
+seq_phase
+if [ "${n:-0}" -lt 10 ]; then
+	diag "the writer slept in only ${n:-0} samples; once more"
+	sync
+	seq_phase
+fi
+[ "${n:-0}" -ge 10 ] || lab_die "the writer slept in only ${n:-0} samples: the test did not reach its case"
 # At most a quarter: the flusher needs a moment after each throttling to start.
 [ $((left * 4)) -le "$n" ]
 ok $? "while the writer is throttled, the flusher leaves 25 MiB dirty in $left of $n samples (at most 25 %)"
-rm -f "$MNT"/wt.0
 
 # 4 KiB random writes into a 1 GiB file for 10 s, then fsync: MiB written per COMMIT.
-c0=$(nfs_ops COMMIT) w0=$(nfs_ops WRITE)
+read -r _ w0 c0 < <(lab_nfs_ops "$MNT")
 fio --name=r --directory="$MNT" --filename=wr.0 --rw=randwrite --bs=4k --size=1024m \
 	--ioengine=psync --time_based --runtime=10 --end_fsync=1 --output-format=json \
 	>/tmp/wr-fio.json 2>/tmp/wr-fio.err
 ok $? "a random 4 KiB writer wrote for 10 s and fsync()ed"
-c1=$(nfs_ops COMMIT) w1=$(nfs_ops WRITE)
+read -r _ w1 c1 < <(lab_nfs_ops "$MNT")
 mib=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["write"]["io_bytes"] >> 20)' /tmp/wr-fio.json)
 diag "random writes: $mib MiB, WRITEs $((w1 - w0)), COMMITs $((c1 - c0))"
 [ "$mib" -ge 16 ] || lab_die "only $mib MiB written: the test did not reach its case"

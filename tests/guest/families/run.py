@@ -194,7 +194,13 @@ def write():
         r = rows[p["id"]]
         ok(r.get("checks") == "ok", f"{p['id']}: checks ok ({r.get('checks', r.get('error'))})")
         ok(r.get("extents", 0) >= 2, f"{p['id']}: {r.get('extents')} extents for 2 files")
-        ok(0.99 <= (r.get("space_ratio") or 0) <= 1.05, f"{p['id']}: space used / size {r.get('space_ratio')}")
+        # While nfsd holds the files XFS may keep its speculative preallocation past EOF;
+        # once they are closed (and XFS gave that back) they take their size.
+        top = 1.05 if p["cfg"]["server"]["fs"] == "ext4" else 4
+        ok(0.99 <= (r.get("space_ratio") or 0) <= top, f"{p['id']}: space used / size {r.get('space_ratio')}")
+        ok(0.99 <= (r.get("space_ratio_closed") or 0) <= 1.05,
+           f"{p['id']}: after close, space used / size {r.get('space_ratio_closed')} "
+           f"(XFS gave back {r.get('xfs_eofblocks_freed')} bytes)")
         ok(r.get("nfs_write_ops", 0) >= 16 and r.get("nfs_commit_ops", 0) >= 1,
            f"{p['id']}: {r.get('nfs_write_ops')} WRITEs and {r.get('nfs_commit_ops')} COMMITs counted")
         ok(r.get("readback_mbps", 0) > 0 and r.get("rb_nfs_read_ops", 0) >= 16,
