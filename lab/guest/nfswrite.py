@@ -19,8 +19,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from env import parse_mountstats  # noqa: E402
+if __package__:
+    from .env import parse_mountstats
+else:   # run as a script: its directory is on sys.path
+    from env import parse_mountstats
 
 
 def ops(mnt):
