@@ -4,7 +4,8 @@
 # 6.12 writes it all, then sends one COMMIT; the patched client commits every eighth of a
 # second of data, so the server's disk writes while the rest is on the wire. The data on the
 # server is what was written; NFSv3 and NFSv4.2. Then patch 27: pages scattered in runs shorter
-# than half a wsize take no commit point in the middle of the fsync's call.
+# than half a wsize take no commit point in the middle of the fsync's call until about a second
+# of them is queued (patch 28). Then patch 29: with a small budget, batches of a quarter of it.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
@@ -15,6 +16,15 @@ lab_link 0
 lab_nfsd
 head -c $((MB << 20)) /dev/urandom >/tmp/wb-src
 want=$(sha256sum </tmp/wb-src | cut -d' ' -f1)
+
+# server_file_ok MSG: unmount, drop both caches, and check the server's file against the source.
+server_file_ok() {
+	umount "$MNT"
+	lab_drop_caches
+	[ "$(sha256sum <"$EXPORT/f" | cut -d' ' -f1)" = "$want" ]
+	ok $? "$1"
+	rm -f "$EXPORT/f"
+}
 
 for vers in 3 4.2; do
 	# The data stays dirty until the fsync: global thresholds of 8 GiB, and the mount's bdi
@@ -32,12 +42,7 @@ for vers in 3 4.2; do
 	ok $? "v$vers: nothing committed before the fsync ($((c1 - c0)) COMMITs)"
 	[ $((c2 - c1)) -ge 4 ]
 	ok $? "v$vers: the fsync sent $((c2 - c1)) COMMITs as its WRITEs went (want >= 4; stock sends 1)"
-	umount "$MNT"
-	lab_drop_caches
-	got=$(sha256sum <"$EXPORT/f" | cut -d' ' -f1)
-	[ "$got" = "$want" ]
-	ok $? "v$vers: the server's file is what was written"
-	rm -f "$EXPORT/f"
+	server_file_ok "v$vers: the server's file is what was written"
 
 	# Patch 27: scattered pages take no commit point mid-call. 48 MiB in runs of 64 KiB, one
 	# every 128 KiB of a 96 MiB file, then one fsync(): runs of less than half a wsize do not
@@ -53,6 +58,25 @@ for vers in 3 4.2; do
 	[ "$(stat -c %s "$EXPORT/s")" -eq $((96 << 20)) ]
 	ok $? "v$vers: the scattered file has its size on the server"
 	rm -f "$EXPORT/s"
+	# Patch 28: scattered pages still take a commit point after about a second of data (eight
+	# times the stream's spacing: 100 MiB on a new mount, at least 32 MiB), so the fsync of a
+	# large cache of them does not send everything before one COMMIT. 320 MiB in runs of
+	# 64 KiB: 3-12 COMMITs (the link's 125 MB/s bounds the spacing to 125 MiB); patch 27
+	# sends 1-2.
+	lab_mount_budget "$vers" $((1 << 30)) wsize=1048576
+	read -r c1 c2 < <(python3 "$LAB_GUEST/nfswrite.py" scatter "$MNT" 5120 64 128)
+	[ -n "${c2:-}" ] && [ $((c2 - c1)) -ge 3 ] && [ $((c2 - c1)) -le 12 ]
+	ok $? "v$vers: the fsync of 320 MiB in runs of 64 KiB sent $((${c2:-0} - ${c1:-0})) COMMITs (want 3-12; patch 27 sends 1-2)"
+	umount "$MNT"
+	rm -f "$EXPORT/s"
+	# Patch 29: a COMMIT's batch is at most a quarter of the mount's dirty budget. With 10 MiB
+	# (the seed's 10M point) the 192 MiB stream is written back while the writer is throttled,
+	# in batches of 2.5 MiB or less: 77 COMMITs or more; patches 16-28 batch 4 MiB (43 in the lab).
+	lab_mount_budget "$vers" $((10 << 20)) wsize=1048576
+	read -r c0 c1 c2 secs < <(python3 "$LAB_GUEST/nfswrite.py" stream "$MNT" /tmp/wb-src)
+	[ -n "${secs:-}" ] && [ $((c2 - c0)) -ge 64 ]
+	ok $? "v$vers: $MB MiB with a 10 MiB budget sent $((${c2:-0} - ${c0:-0})) COMMITs (want >= 64, batches of 3 MiB or less; patches 16-28 batch 4 MiB)"
+	server_file_ok "v$vers: the file written with a 10 MiB budget is what was written"
 done
 rm -f /tmp/wb-src
 no_splat
