@@ -12,8 +12,9 @@
 # splats, bytes verified and bytes lost, and compares the peer tools' counts per kernel.
 #   stress.sh [OUT]        (default out/stress; STRESS_SHORT=1: each suite briefly;
 #                          STRESS_BENCH=0: without the QUICK benchmarks on the debug kernel)
-# A run that stops keeps what it measured: rerun with the same OUT and the boots that passed on
-# the same kernel build are kept, the others run again; STRESS_FRESH=1 starts over.
+# A run that stops keeps what it measured: rerun with the same OUT (or a copy of it, on another
+# machine) and the boots that passed on the same kernel are kept, the others run again;
+# STRESS_FRESH=1 starts over.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 out=${1:-$REPO_DIR/out/stress}
@@ -30,11 +31,14 @@ start=$(date +%s)
 "$LAB_DIR/peer-tools.sh" >/dev/null
 
 # suite KIND TEST...: run each TEST on KIND unless an earlier run of this OUT passed it on the
-# same kernel build; a failing test does not stop the others.
+# same kernel; a failing test does not stop the others. The kernel is named by its build's
+# .lab-config stamp (config fragments and series commit, the same on every machine), so a
+# run that did not fit in one session resumes on a fresh machine from the committed OUT.
 suite() {
 	local kind=$1 t name id
 	shift
-	id=$(md5sum <"$(build_dir "$kind")/include/generated/utsversion.h" | cut -c1-12)
+	id=$(cat "$(build_dir "$kind")/.lab-config" 2>/dev/null || true)
+	[ -n "$id" ] || die "stress: no .lab-config in $(build_dir "$kind")"
 	for t in "$@"; do
 		name=$(basename "$t" .sh)
 		if [ "$(cat "$out/$kind/$name/rc" 2>/dev/null)" = 0 ] && [ ! -f "$out/$kind/$name/splats.log" ] &&
