@@ -14,7 +14,8 @@
 #                          STRESS_BENCH=0: without the QUICK benchmarks on the debug kernel)
 # A run that stops keeps what it measured: rerun with the same OUT (or a copy of it, on another
 # machine) and the boots that passed on the same kernel are kept, the others run again;
-# STRESS_FRESH=1 starts over.
+# STRESS_FRESH=1 starts over. STRESS_ONLY="TEST..." (names such as nfs_writeback or
+# peer_tools) runs only those boots, for a run done in parts: the next full run keeps them.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 out=${1:-$REPO_DIR/out/stress}
@@ -41,6 +42,9 @@ suite() {
 	[ -n "$id" ] || die "stress: no .lab-config in $(build_dir "$kind")"
 	for t in "$@"; do
 		name=$(basename "$t" .sh)
+		if [ -n "${STRESS_ONLY:-}" ] && [[ " $STRESS_ONLY " != *" $name "* ]]; then
+			continue
+		fi
 		if [ "$(cat "$out/$kind/$name/rc" 2>/dev/null)" = 0 ] && [ ! -f "$out/$kind/$name/splats.log" ] &&
 			[ "$(cat "$out/$kind/$name/.build" 2>/dev/null)" = "$id" ]; then
 			say "stress: $kind $name passed before on this build, kept"
@@ -58,7 +62,7 @@ for t in "$REPO_DIR"/tests/guest/*.sh; do
 	case $t in *_short.sh) ;; *) guest_tests+=("$t") ;; esac
 done
 suite patched-debug "${guest_tests[@]}" "${stress_tests[@]}"
-if [ "${STRESS_BENCH:-1}" = 1 ]; then
+if [ "${STRESS_BENCH:-1}" = 1 ] && [ -z "${STRESS_ONLY:-}" ]; then
 	"$VENV/bin/python" "$LAB_DIR/bench.py" --quick --no-build --kernels patched --variant debug \
 		--out "$out/bench" "$REPO_DIR"/lab/scenarios/*.toml || true
 fi

@@ -26,7 +26,8 @@ KERNELS = ("stock", "patched", "patched-debug")
 def new_boot(d, test):
     """A boot's counts, all zero, and its guest's exit status (None: it never reported one)."""
     rc = int((d / "rc").read_text().strip() or -1) if (d / "rc").exists() else None
-    return {"test": test, "rc": rc, "run": 0, "passed": 0, "failed": 0, "skipped": 0, "splats": 0,
+    build = (d / ".build").read_text().strip() if (d / ".build").exists() else None
+    return {"test": test, "rc": rc, "build": build, "run": 0, "passed": 0, "failed": 0, "skipped": 0, "splats": 0,
             "verified": 0, "lost": 0, "peer": {}, "failures": []}
 
 
@@ -103,6 +104,9 @@ def totals(boots):
     t = {key: sum(b[key] for b in boots) for key in keys}
     t["boots"] = len(boots)
     t["boots_failed"] = sum(1 for b in boots if b["rc"] != 0)
+    # the kernel builds (lab/build.sh's .lab-config stamp) the boots ran on: a run resumed after
+    # the series changed mixes them, and its counts are not one kernel's
+    t["builds"] = sorted({b["build"] for b in boots if b["build"]})
     return t
 
 
@@ -138,6 +142,9 @@ def write(out, seconds=None):
     for k, t in summary.items():
         md.append(f"| {k} | {t['boots']} ({t['boots_failed']}) | {t['run']} | {t['passed']} | {t['failed']} | "
                   f"{t['skipped']} | {t['splats']} | {mib(t['verified'])} | {t['lost']} |")
+    md += [""] + [f"Builds of {k}: " + (", ".join(f"`{x}`" for x in t["builds"]) or "not recorded")
+                  + (" (**mixed**: boots of different builds)" if len(t["builds"]) > 1 else "")
+                  for k, t in summary.items()]
     md += ["", "## Boots", "", "| kernel | test | rc | run | passed | failed | skipped | reports | verified | lost |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     for k, boots in res.items():

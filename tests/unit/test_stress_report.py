@@ -2,9 +2,11 @@
 import stress_report
 
 
-def boot(out, kernel, test, log, rc=0, splats=None):
+def boot(out, kernel, test, log, rc=0, splats=None, build=None):
     d = out / kernel / test
     d.mkdir(parents=True)
+    if build:
+        (d / ".build").write_text(f"{build}\n")
     (d / "guest.log").write_text(log)
     (d / "rc").write_text(f"{rc}\n")
     if splats:
@@ -44,3 +46,16 @@ def test_stock_failures_alone_do_not_fail_the_run(tmp_path):
     assert stress_report.main([str(tmp_path)]) == 0
     boot(tmp_path, "patched-debug", "t", "ok 1 - x\n1..1\n", splats="# 1 kernel report line(s)\n")
     assert stress_report.main([str(tmp_path)]) == 1
+
+
+def test_builds_are_named_and_a_mixed_run_is_flagged(tmp_path):
+    boot(tmp_path, "patched", "a", "ok 1 - x\n1..1\n", build="cfg-aaa")
+    boot(tmp_path, "patched", "b", "ok 1 - x\n1..1\n", build="cfg-aaa")
+    boot(tmp_path, "stock", "a", "ok 1 - x\n1..1\n", build="cfg-s1")
+    boot(tmp_path, "stock", "b", "ok 1 - x\n1..1\n", build="cfg-s2")
+    doc = stress_report.write(tmp_path)
+    assert doc["totals"]["patched"]["builds"] == ["cfg-aaa"]
+    assert doc["boots"]["stock"][1]["build"] == "cfg-s2"
+    md = (tmp_path / "report.md").read_text()
+    assert "Builds of patched: `cfg-aaa`\n" in md
+    assert "Builds of stock: `cfg-s1`, `cfg-s2` (**mixed**" in md
