@@ -18,6 +18,22 @@
 # peer_tools) runs only those boots, for a run done in parts: the next full run keeps them.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+stress_tests=("$REPO_DIR"/tests/stress/*.sh)
+# tests/guest/*_short.sh are make check's short forms of the stress suites, which run in full.
+guest_tests=()
+for t in "$REPO_DIR"/tests/guest/*.sh; do
+	case $t in *_short.sh) ;; *) guest_tests+=("$t") ;; esac
+done
+if [ -n "${STRESS_ONLY:-}" ]; then
+	known=" "
+	for t in "${guest_tests[@]}" "${stress_tests[@]}"; do known+="$(basename "$t" .sh) "; done
+	for n in $STRESS_ONLY; do
+		[[ $known == *" $n "* ]] ||
+			die "stress: STRESS_ONLY names '$n', which is not a test in tests/guest or tests/stress"
+	done
+fi
+
 out=${1:-$REPO_DIR/out/stress}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -55,12 +71,6 @@ suite() {
 	done
 }
 
-stress_tests=("$REPO_DIR"/tests/stress/*.sh)
-# tests/guest/*_short.sh are make check's short forms of the stress suites, which run in full.
-guest_tests=()
-for t in "$REPO_DIR"/tests/guest/*.sh; do
-	case $t in *_short.sh) ;; *) guest_tests+=("$t") ;; esac
-done
 suite patched-debug "${guest_tests[@]}" "${stress_tests[@]}"
 if [ "${STRESS_BENCH:-1}" = 1 ] && [ -z "${STRESS_ONLY:-}" ]; then
 	"$VENV/bin/python" "$LAB_DIR/bench.py" --quick --no-build --kernels patched --variant debug \
