@@ -1,5 +1,11 @@
 """lab/stress_report.py: what a `make stress` run counts and when it fails."""
+import os
+import subprocess
+from pathlib import Path
+
 import stress_report
+
+STRESS = Path(__file__).resolve().parents[2] / "lab" / "stress.sh"
 
 
 def boot(out, kernel, test, log, rc=0, splats=None, build=None):
@@ -64,14 +70,10 @@ def test_builds_are_named_and_a_mixed_run_is_flagged(tmp_path):
 def test_stress_only_naming_no_test_is_refused_before_anything_runs(tmp_path):
     """lab/stress.sh: a STRESS_ONLY name that is no test stops the run before it builds, boots
     or deletes anything (STRESS_FRESH=1 included), with the name in the message."""
-    import os
-    import subprocess
-    from pathlib import Path
-    stress = Path(__file__).resolve().parents[2] / "lab" / "stress.sh"
     out = tmp_path / "out"
     (out / "stock" / "peer_tools").mkdir(parents=True)
     env = dict(os.environ, STRESS_ONLY="nfs_writeback no_such_test", STRESS_FRESH="1")
-    r = subprocess.run([str(stress), str(out)], capture_output=True, text=True, env=env, timeout=60)
+    r = subprocess.run([str(STRESS), str(out)], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode != 0
     assert "'no_such_test'" in r.stderr and "'nfs_writeback'" not in r.stderr
     assert (out / "stock" / "peer_tools").is_dir()
