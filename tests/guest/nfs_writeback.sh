@@ -3,9 +3,9 @@
 # cache (thresholds far above it: nothing is written back before), then one fsync(): stock
 # 6.12 writes it all, then sends one COMMIT; the patched client commits every eighth of a
 # second of data, so the server's disk writes while the rest is on the wire. The data on the
-# server is what was written; NFSv3 and NFSv4.2. Then patch 27: pages scattered in runs shorter
+# server is what was written; NFSv3 and NFSv4.2. Then patch 26: pages scattered in runs shorter
 # than half a wsize take no commit point in the middle of the fsync's call until about a second
-# of them is queued (patch 28). Then patch 29: with a small budget, batches of a quarter of it.
+# of them is queued (patch 27). Then patch 28: with a small budget, batches of a quarter of it.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
@@ -44,39 +44,39 @@ for vers in 3 4.2; do
 	ok $? "v$vers: the fsync sent $((c2 - c1)) COMMITs as its WRITEs went (want >= 4; stock sends 1)"
 	server_file_ok "v$vers: the server's file is what was written"
 
-	# Patch 27: scattered pages take no commit point mid-call. 48 MiB in runs of 64 KiB, one
+	# Patch 26: scattered pages take no commit point mid-call. 48 MiB in runs of 64 KiB, one
 	# every 128 KiB of a 96 MiB file, then one fsync(): runs of less than half a wsize do not
 	# stream on the server's disk, and a COMMIT after every eighth of a second of them (a new
 	# mount's bandwidth estimate: 12.5 MiB) would make it flush them a piece at a time.
-	# Patches 16-26 send 4 or more COMMITs here; stock and patch 27 one at the end of the
+	# Patches 16-25 send 4 or more COMMITs here; stock and patch 26 one at the end of the
 	# call, and maybe the fsync's own.
 	lab_mount_budget "$vers" $((1 << 30)) wsize=1048576
 	read -r c1 c2 < <(python3 "$LAB_GUEST/nfswrite.py" scatter "$MNT" 768 64 128)
 	[ -n "${c2:-}" ] && [ $((c2 - c1)) -ge 1 ] && [ $((c2 - c1)) -le 2 ]
-	ok $? "v$vers: the fsync of 768 runs of 64 KiB sent $((${c2:-0} - ${c1:-0})) COMMITs (want 1-2; patches 16-26 send 4 or more)"
+	ok $? "v$vers: the fsync of 768 runs of 64 KiB sent $((${c2:-0} - ${c1:-0})) COMMITs (want 1-2; patches 16-25 send 4 or more)"
 	umount "$MNT"
 	[ "$(stat -c %s "$EXPORT/s")" -eq $((96 << 20)) ]
 	ok $? "v$vers: the scattered file has its size on the server"
 	rm -f "$EXPORT/s"
-	# Patch 28: scattered pages still take a commit point after about a second of data (eight
+	# Patch 27: scattered pages still take a commit point after about a second of data (eight
 	# times the stream's spacing: 100 MiB on a new mount, at least 32 MiB), so the fsync of a
 	# large cache of them does not send everything before one COMMIT. 320 MiB in runs of
-	# 64 KiB: 3-12 COMMITs (the link's 125 MB/s bounds the spacing to 125 MiB); patch 27
+	# 64 KiB: 3-12 COMMITs (the link's 125 MB/s bounds the spacing to 125 MiB); patch 26
 	# sends 1-2.
 	lab_mount_budget "$vers" $((1 << 30)) wsize=1048576
 	read -r c1 c2 < <(python3 "$LAB_GUEST/nfswrite.py" scatter "$MNT" 5120 64 128)
 	[ -n "${c2:-}" ] && [ $((c2 - c1)) -ge 3 ] && [ $((c2 - c1)) -le 12 ]
-	ok $? "v$vers: the fsync of 320 MiB in runs of 64 KiB sent $((${c2:-0} - ${c1:-0})) COMMITs (want 3-12; patch 27 sends 1-2)"
+	ok $? "v$vers: the fsync of 320 MiB in runs of 64 KiB sent $((${c2:-0} - ${c1:-0})) COMMITs (want 3-12; patch 26 sends 1-2)"
 	umount "$MNT"
 	rm -f "$EXPORT/s"
-	# Patch 29: a COMMIT's batch is at most a quarter of the mount's dirty budget. With 10 MiB
+	# Patch 28: a COMMIT's batch is at most a quarter of the mount's dirty budget. With 10 MiB
 	# (the seed's 10M point) the 192 MiB stream is written back while the writer is throttled,
-	# in batches of 2.5 MiB or less (77 COMMITs or more; 82-85 in the lab). The check wants 64,
-	# batches of 3 MiB, as slack; patches 16-28 batch 4 MiB (43 in the lab).
+	# in batches of about 2.5 MiB (72-85 COMMITs in the lab: 192 / 2.5 is 77). The check wants 64,
+	# batches of 3 MiB, as slack; patches 16-27 batch 4 MiB (43 in the lab).
 	lab_mount_budget "$vers" $((10 << 20)) wsize=1048576
 	read -r c0 c1 c2 secs < <(python3 "$LAB_GUEST/nfswrite.py" stream "$MNT" /tmp/wb-src)
 	[ -n "${secs:-}" ] && [ $((c2 - c0)) -ge 64 ]
-	ok $? "v$vers: $MB MiB with a 10 MiB budget sent $((${c2:-0} - ${c0:-0})) COMMITs (want >= 64, batches of 3 MiB or less; patches 16-28 batch 4 MiB)"
+	ok $? "v$vers: $MB MiB with a 10 MiB budget sent $((${c2:-0} - ${c0:-0})) COMMITs (want >= 64, batches of 3 MiB or less; patches 16-27 batch 4 MiB)"
 	server_file_ok "v$vers: the file written with a 10 MiB budget is what was written"
 done
 rm -f /tmp/wb-src
