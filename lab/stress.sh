@@ -16,6 +16,8 @@
 # machine) and the boots that passed on the same kernel are kept, the others run again;
 # STRESS_FRESH=1 starts over. STRESS_ONLY="TEST..." (names such as nfs_writeback or
 # peer_tools) runs only those boots, for a run done in parts: the next full run keeps them.
+# STRESS_KERNELS="stock patched" (of patched-debug, patched, stock) boots only those kernels
+# and builds only what they need (no debug build without patched-debug).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -34,6 +36,14 @@ if [ -n "${STRESS_ONLY:-}" ]; then
 	done
 fi
 
+kernels=" ${STRESS_KERNELS:-patched-debug patched stock} "
+for k in $kernels; do
+	case $k in patched-debug | patched | stock) ;;
+	*) die "stress: STRESS_KERNELS names '$k', which is not one of patched-debug, patched, stock" ;;
+	esac
+done
+runs() { [[ $kernels == *" $1 "* ]]; }
+
 out=${1:-$REPO_DIR/out/stress}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -44,7 +54,7 @@ start=$(date +%s)
 "$LAB_DIR/deps.sh"
 "$LAB_DIR/build.sh" stock >/dev/null
 "$LAB_DIR/build.sh" patched >/dev/null
-"$LAB_DIR/build.sh" patched debug >/dev/null
+if runs patched-debug; then "$LAB_DIR/build.sh" patched debug >/dev/null; fi
 "$LAB_DIR/peer-tools.sh" >/dev/null
 
 # suite KIND TEST...: run each TEST on KIND unless an earlier run of this OUT passed it on the
@@ -54,6 +64,7 @@ start=$(date +%s)
 suite() {
 	local kind=$1 t name id
 	shift
+	runs "$kind" || return 0
 	id=$(cat "$(build_dir "$kind")/.lab-config" 2>/dev/null || true)
 	[ -n "$id" ] || die "stress: no .lab-config in $(build_dir "$kind")"
 	for t in "$@"; do
@@ -72,7 +83,7 @@ suite() {
 }
 
 suite patched-debug "${guest_tests[@]}" "${stress_tests[@]}"
-if [ "${STRESS_BENCH:-1}" = 1 ] && [ -z "${STRESS_ONLY:-}" ]; then
+if [ "${STRESS_BENCH:-1}" = 1 ] && [ -z "${STRESS_ONLY:-}" ] && runs patched-debug; then
 	"$VENV/bin/python" "$LAB_DIR/bench.py" --quick --no-build --kernels patched --variant debug \
 		--out "$out/bench" "$REPO_DIR"/lab/scenarios/*.toml || true
 fi

@@ -77,3 +77,15 @@ def test_stress_only_naming_no_test_is_refused_before_anything_runs(tmp_path):
     assert r.returncode != 0
     assert "'no_such_test'" in r.stderr and "'nfs_writeback'" not in r.stderr
     assert (out / "stock" / "peer_tools").is_dir()
+
+
+def test_stress_kernels_naming_no_kernel_is_refused_before_anything_runs(tmp_path):
+    """lab/stress.sh: a STRESS_KERNELS name that is no kernel of the run stops it before it
+    builds, boots or deletes anything, with the name in the message."""
+    out = tmp_path / "out"
+    (out / "stock" / "peer_tools").mkdir(parents=True)
+    env = dict(os.environ, STRESS_KERNELS="stock debug", STRESS_FRESH="1")
+    r = subprocess.run([str(STRESS), str(out)], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode != 0
+    assert "'debug'" in r.stderr and "'stock'" not in r.stderr
+    assert (out / "stock" / "peer_tools").is_dir()
