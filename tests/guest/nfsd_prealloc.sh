@@ -3,9 +3,10 @@
 # tools/testing/selftests/nfsd/prealloc_test through NFSv3 and NFSv4.2 mounts of an ext4
 # export (the parameters, a sequential stream preallocated ahead and given back at close, a
 # random writer not preallocated, nothing when off, a nearly full filesystem), then the trace
-# events of a stream, a hostile-input pass over both parameters, and a stream given back on XFS
+# events of a stream, a hostile-input pass over both parameters, a stream given back on XFS
 # (before the fix, the release's one notify_change() of size and mtime tripped XFS's assertion:
-# a WARNING on the debug kernel, which has CONFIG_XFS_WARN).
+# a WARNING on the debug kernel, which has CONFIG_XFS_WARN), and one given back on XFS after a
+# reader held the inode lock when nfsd closed the file.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
@@ -133,6 +134,47 @@ is "$(lab_used "$X/xs")" 4194304 "XFS: after close the file takes what it holds"
 is "$(stat -c %y "$X/xs")" "$mtime" "XFS: the release keeps the modification time"
 exportfs -u "10.9.0.0/16:$X"
 umount $X
+
+# A release that finds the inode lock taken is tried again from a work item, not given up:
+# XFS takes the lock shared for every read of the file (a reader tailing a log, a backup),
+# and XFS never trims the blocks past EOF of a file that had fallocate()d ones, so before
+# the retry the window stayed allocated for good. Here a local read() of the file holds the
+# lock for 8 s or more when nfsd's laundrette closes the NFSv3 file 2-4 s after its last
+# WRITE: the read copies into a shared mapping of a block device whose every request takes
+# 500 ms, so each page fault of the copy waits for the device with the lock held.
+S=/srv/xslow
+lab_nullb labxslow 512
+lab_nullb labslowb 16 500000000
+mkfs.xfs -q -f /dev/labxslow && mkdir -p $S && mount -o allocsize=4k /dev/labxslow $S ||
+	lab_die "cannot make XFS on /dev/labxslow"
+exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=8 10.9.0.0/16:$S
+echo >/sys/kernel/tracing/trace
+echo 1 >$T/nfsd_prealloc_release/enable
+in_cli mount -t nfs -o vers=3,nolock "$SRV_IP:$S" "$MNT"
+in_cli dd if=/dev/zero of="$MNT/xr" bs=256k count=16 oflag=dsync status=none
+ok $? "XFS: another 4 MiB stream of stable WRITEs"
+python3 - "$S/xr" /dev/labslowb <<'PY' &
+import mmap, os, sys
+src = os.open(sys.argv[1], os.O_RDONLY)
+buf = mmap.mmap(os.open(sys.argv[2], os.O_RDWR), 4 << 20, mmap.MAP_SHARED)
+os.readv(src, [buf])
+PY
+reader=$!
+umount "$MNT"
+wait $reader
+for _ in $(seq 20); do
+	grep -q 'nfsd_prealloc_release:.*tries=[1-9].*error=0' /sys/kernel/tracing/trace && break
+	sleep 0.5
+done
+echo 0 >$T/nfsd_prealloc_release/enable
+diag "$(grep -o 'nfsd_prealloc_release: .*' /sys/kernel/tracing/trace | tr '\n' ';')"
+grep -q 'nfsd_prealloc_release:.*size=4194304 .*tries=0 error=-11' /sys/kernel/tracing/trace
+ok $? "XFS: the release at close found the inode lock taken by the reader (-EAGAIN)"
+grep -q 'nfsd_prealloc_release:.*size=4194304 .*tries=[1-9][0-9]* error=0' /sys/kernel/tracing/trace
+ok $? "XFS: a retry gave the window back once the reader let go"
+is "$(lab_used "$S/xr")" 4194304 "XFS: after the retry the file takes what it holds"
+exportfs -u "10.9.0.0/16:$S"
+umount $S
 no_splat
 echo 0 >$P/nfsd_prealloc
 echo 16777216 >$P/nfsd_prealloc_len
