@@ -58,7 +58,8 @@ if runs patched-debug; then "$LAB_DIR/build.sh" patched debug >/dev/null; fi
 "$LAB_DIR/peer-tools.sh" >/dev/null
 
 # suite KIND TEST...: run each TEST on KIND unless an earlier run of this OUT passed it on the
-# same kernel; a failing test does not stop the others. The kernel is named by its build's
+# same kernel; a failing test does not stop the others. A boot may take 90 min (LAB_VM_TIMEOUT
+# overrides): the full peer tools ran out of vm.sh's default 30 min on stock on 2026-12-01. The kernel is named by its build's
 # .lab-config stamp (config fragments and series commit, the same on every machine), so a
 # run that did not fit in one session resumes on a fresh machine from the committed OUT.
 suite() {
@@ -77,7 +78,7 @@ suite() {
 			say "stress: $kind $name passed before on this build, kept"
 			continue
 		fi
-		LAB_CONSOLE=1 "$LAB_DIR/guest-tests.sh" "$kind" "$out/$kind" "$t" || true
+		LAB_CONSOLE=1 LAB_VM_TIMEOUT=${LAB_VM_TIMEOUT:-5400} "$LAB_DIR/guest-tests.sh" "$kind" "$out/$kind" "$t" || true
 		echo "$id" >"$out/$kind/$name/.build"
 	done
 }

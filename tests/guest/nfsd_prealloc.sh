@@ -139,9 +139,10 @@ umount $X
 # XFS takes the lock shared for every read of the file (a reader tailing a log, a backup),
 # and XFS never trims the blocks past EOF of a file that had fallocate()d ones, so before
 # the retry the window stayed allocated for good. Here a local read() of the file holds the
-# lock for 8 s or more when nfsd's laundrette closes the NFSv3 file 2-4 s after its last
-# WRITE: the read copies into a shared mapping of a block device whose every request takes
-# 500 ms, so each page fault of the copy waits for the device with the lock held.
+# lock for about 8 s when nfsd's laundrette closes the NFSv3 file 2-4 s after its last WRITE
+# (the retries go on for 10 s): the read copies into a shared mapping of a block device whose
+# every request takes 500 ms, so each page fault of the copy waits for the device with the
+# lock held.
 S=/srv/xslow
 lab_nullb labxslow 512
 lab_nullb labslowb 16 500000000
@@ -154,10 +155,12 @@ in_cli mount -t nfs -o vers=3,nolock "$SRV_IP:$S" "$MNT"
 in_cli dd if=/dev/zero of="$MNT/xr" bs=256k count=16 oflag=dsync status=none
 ok $? "XFS: another 4 MiB stream of stable WRITEs"
 python3 - "$S/xr" /dev/labslowb <<'PY' &
-import mmap, os, sys
+import mmap, os, sys, time
 src = os.open(sys.argv[1], os.O_RDONLY)
 buf = mmap.mmap(os.open(sys.argv[2], os.O_RDWR), 4 << 20, mmap.MAP_SHARED)
+t = time.monotonic()
 os.readv(src, [buf])
+print(f"# the reader held the inode lock {time.monotonic() - t:.1f} s")
 PY
 reader=$!
 umount "$MNT"
@@ -167,7 +170,8 @@ for _ in $(seq 20); do
 	sleep 0.5
 done
 echo 0 >$T/nfsd_prealloc_release/enable
-diag "$(grep -o 'nfsd_prealloc_release: .*' /sys/kernel/tracing/trace | tr '\n' ';')"
+diag "$(grep -c 'nfsd_prealloc_release: ' /sys/kernel/tracing/trace) tries; the first and the last:"
+diag "$(grep -o 'nfsd_prealloc_release: .*' /sys/kernel/tracing/trace | sed -n '1p;$p' | tr '\n' ';')"
 grep -q 'nfsd_prealloc_release:.*size=4194304 .*tries=0 error=-11' /sys/kernel/tracing/trace
 ok $? "XFS: the release at close found the inode lock taken by the reader (-EAGAIN)"
 grep -q 'nfsd_prealloc_release:.*size=4194304 .*tries=[1-9][0-9]* error=0' /sys/kernel/tracing/trace
