@@ -59,9 +59,10 @@ if runs patched-debug; then "$LAB_DIR/build.sh" patched debug >/dev/null; fi
 
 # suite KIND TEST...: run each TEST on KIND unless an earlier run of this OUT passed it on the
 # same kernel; a failing test does not stop the others. A boot may take 90 min (LAB_VM_TIMEOUT
-# overrides): the full peer tools ran out of vm.sh's default 30 min on stock on 2026-12-01. The kernel is named by its build's
-# .lab-config stamp (config fragments and series commit, the same on every machine), so a
-# run that did not fit in one session resumes on a fresh machine from the committed OUT.
+# overrides): the full peer tools ran out of vm.sh's default 30 min on stock on 2026-12-01.
+# The kernel is named by its build's .lab-config stamp (config fragments and series commit,
+# the same on every machine), so a run that did not fit in one session resumes on a fresh
+# machine from the committed OUT.
 suite() {
 	local kind=$1 t name id
 	shift

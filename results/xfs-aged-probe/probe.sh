@@ -11,27 +11,14 @@ out=$1 fs=${2:-xfs} age=${3:-60}
 . "/work/main/lab/guest/lib.sh"
 lab_storage "$fs" 1024
 lab_link 1
-python3 - "$EXPORT" "$age" <<'PY'
-import os, random, sys
-path, pct = sys.argv[1], int(sys.argv[2])
-st = os.statvfs(path)
-target = st.f_blocks * st.f_frsize * pct // 100
-rnd = random.Random(1)
-d = f"{path}/age"
-os.makedirs(d)
-block = os.urandom(1 << 20)
-written = i = 0
-while written < target:
-    size = rnd.randrange(64, 1025) << 10
-    with open(f"{d}/a{i}", "wb") as f:
-        f.write(block[:size])
-    written += size
-    i += 1
-os.system("sync")
-for j in range(0, i, 2):
-    os.unlink(f"{d}/a{j}")
-os.system("sync")
-print(f"aged: {i} files, {written >> 20} MiB written, every other one deleted")
+# Aged by the nfs-write family's own age() (run before this change by a copy of it, same seed).
+PYTHONPATH=/work/main/lab python3 - "$EXPORT" "$age" <<'PY'
+import subprocess, sys
+from types import SimpleNamespace
+from families.nfs_write import age
+env = SimpleNamespace(disk=SimpleNamespace(path=sys.argv[1]), run=lambda argv: subprocess.run(argv, check=True))
+n = age(env, int(sys.argv[2]))
+print(f"aged: {n} files written, every other one deleted")
 PY
 echo Y >/sys/module/nfsd/parameters/nfsd_prealloc
 lab_nfsd

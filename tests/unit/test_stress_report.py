@@ -3,6 +3,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 import stress_report
 
 STRESS = Path(__file__).resolve().parents[2] / "lab" / "stress.sh"
@@ -67,25 +69,18 @@ def test_builds_are_named_and_a_mixed_run_is_flagged(tmp_path):
     assert "Builds of stock: `cfg-s1`, `cfg-s2` (**mixed**" in md
 
 
-def test_stress_only_naming_no_test_is_refused_before_anything_runs(tmp_path):
-    """lab/stress.sh: a STRESS_ONLY name that is no test stops the run before it builds, boots
-    or deletes anything (STRESS_FRESH=1 included), with the name in the message."""
+@pytest.mark.parametrize("var, value, bad, good", [
+    ("STRESS_ONLY", "nfs_writeback no_such_test", "no_such_test", "nfs_writeback"),
+    ("STRESS_KERNELS", "stock debug", "debug", "stock"),
+])
+def test_stress_names_that_are_wrong_are_refused_before_anything_runs(tmp_path, var, value, bad, good):
+    """lab/stress.sh: a STRESS_ONLY name that is no test, or a STRESS_KERNELS name that is no
+    kernel of the run, stops it before it builds, boots or deletes anything (STRESS_FRESH=1
+    included), with the wrong name in the message and not the right one."""
     out = tmp_path / "out"
     (out / "stock" / "peer_tools").mkdir(parents=True)
-    env = dict(os.environ, STRESS_ONLY="nfs_writeback no_such_test", STRESS_FRESH="1")
+    env = dict(os.environ, **{var: value}, STRESS_FRESH="1")
     r = subprocess.run([str(STRESS), str(out)], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode != 0
-    assert "'no_such_test'" in r.stderr and "'nfs_writeback'" not in r.stderr
-    assert (out / "stock" / "peer_tools").is_dir()
-
-
-def test_stress_kernels_naming_no_kernel_is_refused_before_anything_runs(tmp_path):
-    """lab/stress.sh: a STRESS_KERNELS name that is no kernel of the run stops it before it
-    builds, boots or deletes anything, with the name in the message."""
-    out = tmp_path / "out"
-    (out / "stock" / "peer_tools").mkdir(parents=True)
-    env = dict(os.environ, STRESS_KERNELS="stock debug", STRESS_FRESH="1")
-    r = subprocess.run([str(STRESS), str(out)], capture_output=True, text=True, env=env, timeout=60)
-    assert r.returncode != 0
-    assert "'debug'" in r.stderr and "'stock'" not in r.stderr
+    assert f"'{bad}'" in r.stderr and f"'{good}'" not in r.stderr
     assert (out / "stock" / "peer_tools").is_dir()
