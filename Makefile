@@ -29,7 +29,7 @@ deps:
 	@$(LAB)/deps.sh
 
 lint: deps
-	@shellcheck -x -S warning $(LAB)/*.sh $(LAB)/guest/*.sh tests/guest/*.sh .ci/run
+	@shellcheck -x -S warning $(LAB)/*.sh $(LAB)/guest/*.sh $(LAB)/guest/ns-ssh tests/guest/*.sh tests/stress/*.sh .ci/run
 	@$$(. $(LAB)/lib.sh; echo $$VENV)/bin/ruff check --quiet --config $(LAB)/ruff.toml $(LAB) tests
 	@echo "lint: ok"
 

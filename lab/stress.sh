@@ -6,7 +6,8 @@
 #             suites), every stress suite (tests/stress/*.sh: peer tools, faults with
 #             checksums, load) and the QUICK benchmarks (make bench QUICK=1, patched only);
 #   patched:  the stress suites;
-#   stock:    the peer tools, for the pass counts the patched kernels must match.
+#   stock:    the peer tools (tests/stress/peer_*.sh), for the pass counts the patched kernels
+#             must match.
 # Every boot's dmesg is scanned (lab/splat.sh); any report fails that boot and is kept in its
 # splats.log. The report, OUT/report.md and OUT/report.json, counts tests run, passed, failed,
 # splats, bytes verified and bytes lost, and compares the peer tools' counts per kernel.
@@ -90,6 +91,6 @@ if [ "${STRESS_BENCH:-1}" = 1 ] && [ -z "${STRESS_ONLY:-}" ] && runs patched-deb
 		--out "$out/bench" "$REPO_DIR"/lab/scenarios/*.toml || true
 fi
 suite patched "${stress_tests[@]}"
-suite stock "$REPO_DIR/tests/stress/peer_tools.sh"
+suite stock "$REPO_DIR"/tests/stress/peer_*.sh
 
 "$VENV/bin/python" "$LAB_DIR/stress_report.py" "$out" --seconds $(( $(date +%s) - start ))

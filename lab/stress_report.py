@@ -111,15 +111,20 @@ def totals(boots):
 
 
 def peer_table(res):
-    """{tool-version: {kernel: [pass, fail, skip]}} and the cells below stock."""
-    tab = {}
+    """{tool-version: {kernel: [pass, fail, skip]}}, the cells below stock, and the cells that
+    two boots of one kernel both counted ([(tool, kernel, [tests])]): a suite moved from one
+    boot to another while an OUT still holds a boot of the old layout. The last boot in the
+    order of its name gives the cell; the report names both."""
+    tab, seen = {}, {}
     for k, boots in res.items():
         for b in boots:
             for tool, c in b["peer"].items():
                 tab.setdefault(tool, {})[k] = c
+                seen.setdefault((tool, k), []).append(b["test"])
     worse = [(tool, k) for tool, row in tab.items() for k, c in row.items()
              if k != "stock" and "stock" in row and c[0] < row["stock"][0]]
-    return tab, worse
+    twice = [(tool, k, tests) for (tool, k), tests in seen.items() if len(tests) > 1]
+    return tab, worse, twice
 
 
 def mib(n):
@@ -128,10 +133,11 @@ def mib(n):
 
 def write(out, seconds=None):
     res = collect(out)
-    tab, worse = peer_table(res)
+    tab, worse, twice = peer_table(res)
     summary = {k: totals(v) for k, v in res.items()}
     doc = {"seconds": seconds, "totals": summary, "boots": res, "peer": tab,
-           "peer_below_stock": [f"{t} on {k}" for t, k in worse]}
+           "peer_below_stock": [f"{t} on {k}" for t, k in worse],
+           "peer_counted_twice": [f"{t} on {k}: {', '.join(tests)}" for t, k, tests in twice]}
     (out / "report.json").write_text(json.dumps(doc, indent=1))
     md = ["# make stress", ""]
     if seconds:
@@ -165,6 +171,9 @@ def write(out, seconds=None):
             cells = ["/".join(map(str, tab[tool][k])) + (" **below stock**" if (tool, k) in worse else "")
                      if k in tab[tool] else "-" for k in ks]
             md.append(f"| {tool} | " + " | ".join(cells) + " |")
+        if twice:
+            md += ["", "Counted by two boots of one kernel (the cell is the last one's; rerun the older):", ""]
+            md += [f"- {t} on {k}: {', '.join(tests)}" for t, k, tests in twice]
     (out / "report.md").write_text("\n".join(md) + "\n")
     return doc
 

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Peer test tools over NFS (issue 16): fsx, stress-ng, NFStest and the kernel's mincore and
-# cachestat kselftests, NFSv3 and NFSv4.2, on whatever kernel boots (make stress runs it on
+# Peer test tools over NFS (issue 16): fsx, stress-ng, NFStest's nfstest_posix and the kernel's
+# mincore and cachestat kselftests, NFSv3 and NFSv4.2 (NFStest's other tools are
+# peer_nfstest.sh's), on whatever kernel boots (make stress runs it on
 # stock, patched and the debug kernel, and compares the counts). Installed by
 # lab/peer-tools.sh under LAB_CACHE/peer. Every tool's verdict is one TAP line; its counts go to
 # a "# peer: TOOL VERS pass=N fail=N skip=N" line that lab/stress.sh collects.
@@ -18,11 +19,6 @@ sng_s=$([ "$short" = 1 ] && echo 10 || echo 30)
 # I/O calls the series is near (its open() test alone walks hundreds of flag combinations).
 posix_tests=()
 [ "$short" = 1 ] && posix_tests=(--runtest "access,close,creat,fcntl,fdatasync,fstat,fsync,lseek,mmap,munmap,read,stat,unlink,write")
-# nfstest_alloc's alloc06, dealloc06 and perf01 write the export's whole free space with a
-# pattern that NFStest 3.2 builds by appending 32-byte lines to a bytes object, quadratic in
-# the size: on this 768 MiB export alloc06 was still building it after 10 minutes (the debug
-# boot timed out at 30). Left out; alloc01-05 and dealloc01-05 test ALLOCATE and DEALLOCATE.
-alloc_tests=(--runtest "alloc01,alloc02,alloc03,alloc04,alloc05,dealloc01,dealloc02,dealloc03,dealloc04,dealloc05")
 export PYTHONPATH=$peer/nfstest/usr/lib/python3/dist-packages
 export PATH=$peer/nfstest/usr/bin:$PATH
 
@@ -101,30 +97,23 @@ run_sng() {
 	count stress-ng "$vers" $p $f $k
 }
 
-# NFStest: its own mounts (from netns cli), its own PASS/FAIL counts.
+# nfstest_posix: its own mounts (from netns cli), its own PASS/FAIL counts.
 run_nfstest() {
-	local vers=$1 t rc line p f k
-	for t in nfstest_posix nfstest_alloc; do
-		[ "$t" = nfstest_alloc ] && [ "$vers" != 4.2 ] && continue
-		umount "$MNT" 2>/dev/null
-		local exp=$EXPORT mtopts=hard,nolock
-		[ "$vers" = 4.2 ] && exp=/ mtopts=hard
-		# v3 without lockd/statd in the guest: nolock (locks stay local, as with v3 mounts here).
-		local sel=()
-		[ "$t" = nfstest_posix ] && sel=("${posix_tests[@]}")
-		[ "$t" = nfstest_alloc ] && sel=("${alloc_tests[@]}")
-		in_cli env HOSTNAME=lab-client timeout 1800 python3 "$peer/nfstest/usr/bin/$t" "${sel[@]}" --server "$SRV_IP" --export "$exp" \
-			--nfsversion "$vers" --mtpoint "$MNT" --mtopts "$mtopts" --rsize 1048576 --wsize 1048576 --datadir "nfstest-$vers" --notty --tmpdir /tmp \
-			--client-ipaddr "$CLI_IP" --interface cli --rmtraces >"$log/$t-v$vers.log" 2>&1
-		rc=$?
-		line=$(grep -E "^[0-9]+ tests? \(" "$log/$t-v$vers.log" | tail -1)
-		p=$(sed -n 's/.*(\([0-9]*\) passed.*/\1/p' <<<"$line"); p=${p:-0}
-		f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$line"); f=${f:-0}
-		k=$(grep -c "^ *SKIP" "$log/$t-v$vers.log")
-		ok $(( rc != 0 && f == 0 ? 1 : (f > 0) )) "NFSv$vers $t: ${line:-no summary (rc $rc)} (log peer/$t-v$vers.log)"
-		[ "$f" -gt 0 ] && grep -E "^ *FAIL" "$log/$t-v$vers.log" | head -10 | sed 's/^/# /'
-		count "$t" "$vers" "$p" "$f" "$k"
-	done
+	local vers=$1 t=nfstest_posix rc line p f k exp=$EXPORT mtopts=hard,nolock
+	umount "$MNT" 2>/dev/null
+	[ "$vers" = 4.2 ] && exp=/ mtopts=hard
+	# v3 without lockd/statd in the guest: nolock (locks stay local, as with v3 mounts here).
+	in_cli env HOSTNAME=lab-client timeout 1800 python3 "$peer/nfstest/usr/bin/$t" "${posix_tests[@]}" --server "$SRV_IP" --export "$exp" \
+		--nfsversion "$vers" --mtpoint "$MNT" --mtopts "$mtopts" --rsize 1048576 --wsize 1048576 --datadir "nfstest-$vers" --notty --tmpdir /tmp \
+		--client-ipaddr "$CLI_IP" --interface cli --rmtraces >"$log/$t-v$vers.log" 2>&1
+	rc=$?
+	line=$(grep -E "^[0-9]+ tests? \(" "$log/$t-v$vers.log" | tail -1)
+	p=$(sed -n 's/.*(\([0-9]*\) passed.*/\1/p' <<<"$line"); p=${p:-0}
+	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$line"); f=${f:-0}
+	k=$(grep -c "^ *SKIP" "$log/$t-v$vers.log")
+	ok $(( rc != 0 && f == 0 ? 1 : (f > 0) )) "NFSv$vers $t: ${line:-no summary (rc $rc)} (log peer/$t-v$vers.log)"
+	[ "$f" -gt 0 ] && grep -E "^ *FAIL" "$log/$t-v$vers.log" | head -10 | sed 's/^/# /'
+	count "$t" "$vers" "$p" "$f" "$k"
 	lab_mount "$vers"
 }
 

@@ -48,6 +48,22 @@ def test_counts_and_peer_comparison(tmp_path):
     assert "3/1/1 **below stock**" in md and "patched-debug/nfs_faults/splats.log" in md
 
 
+def test_a_tool_two_boots_of_one_kernel_counted_is_named(tmp_path):
+    """A suite moved to another boot (nfstest_alloc from peer_tools to peer_nfstest) while the
+    OUT keeps a boot of the old layout: the later boot's counts stand, and both are named."""
+    boot(tmp_path, "stock", "peer_nfstest", "# peer: nfstest_alloc 4.2 pass=289 fail=0 skip=0\n")
+    boot(tmp_path, "stock", "peer_tools", "# peer: nfstest_alloc 4.2 pass=280 fail=9 skip=0\n")
+    boot(tmp_path, "patched", "peer_nfstest", "# peer: nfstest_alloc 4.2 pass=289 fail=0 skip=0\n")
+    doc = stress_report.write(tmp_path)
+    assert doc["peer"]["nfstest_alloc v4.2"]["stock"] == [280, 9, 0]
+    assert doc["peer_counted_twice"] == ["nfstest_alloc v4.2 on stock: peer_nfstest, peer_tools"]
+    md = (tmp_path / "report.md").read_text()
+    assert "- nfstest_alloc v4.2 on stock: peer_nfstest, peer_tools" in md
+    boot(tmp_path, "patched", "other", "# peer: fsx 3 pass=3 fail=0 skip=0\n")
+    twice = stress_report.write(tmp_path)["peer_counted_twice"]
+    assert twice == ["nfstest_alloc v4.2 on stock: peer_nfstest, peer_tools"]
+
+
 def test_stock_failures_alone_do_not_fail_the_run(tmp_path):
     boot(tmp_path, "stock", "peer_tools", "not ok 1 - x\n1..1\n", rc=1)
     boot(tmp_path, "patched", "peer_tools", "ok 1 - x\n1..1\n")
