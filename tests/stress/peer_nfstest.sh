@@ -31,6 +31,7 @@ set -u
 . "$LAB_OUT/kernel.env"
 peer=$LAB_CACHE/peer
 [ -x "$peer/nfstest/usr/bin/nfstest_cache" ] || lab_die "no NFStest under $peer; run lab/peer-tools.sh on the host"
+command -v tcpdump >/dev/null || lab_die "no tcpdump (nfstest_alloc's packet checks); run lab/peer-tools.sh on the host"
 short=${STRESS_SHORT:-0}
 io_s=$([ "$short" = 1 ] && echo 20 || echo 120)
 cache_tests=()
@@ -120,7 +121,7 @@ run_alloc() {
 	in_cli env HOSTNAME=lab-client timeout 1800 python3 "$peer/nfstest/usr/bin/nfstest_alloc" "${alloc_tests[@]}" \
 		--server "$SRV_IP" --export / --nfsversion 4.2 --mtpoint "$MNT" --mtopts hard --rsize 1048576 \
 		--wsize 1048576 --datadir nfstest-alloc --notty --tmpdir /tmp --client-ipaddr "$CLI_IP" --interface cli \
-		--tcpdump "exec /usr/sbin/tcpdump" --rmtraces >"$log/nfstest_alloc-v4.2.log" 2>&1
+		--tcpdump "exec $(command -v tcpdump)" --rmtraces >"$log/nfstest_alloc-v4.2.log" 2>&1
 	rc=$?
 	line=$(grep -E "^[0-9]+ tests? \(" "$log/nfstest_alloc-v4.2.log" | tail -1)
 	p=$(sed -n 's/.*(\([0-9]*\) passed.*/\1/p' <<<"$line"); p=${p:-0}
