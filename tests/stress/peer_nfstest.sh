@@ -19,8 +19,9 @@
 #    an NFS client, superblocks and a page cache of their own, as a second machine's would.
 #  - nfstest_io: four processes of random opens, reads, writes, renames, truncates, links,
 #    fsyncs and locks over the mount, with a fixed seed, on files of 256 KiB on average (the
-#    export stays far from full: at 1 MiB it wrote 214 MiB in 15 s on a tmpfs); its verdict is the count of failed
-#    calls (it checks no data: fsx, stress-ng --verify and nfs_faults.sh do that).
+#    export stays far from full: at 1 MiB it wrote 214 MiB in 15 s on a tmpfs); its verdict
+#    is the count of failed calls (it checks no data: fsx, stress-ng --verify and
+#    nfs_faults.sh do that).
 # Every tool's verdict is one TAP line; its counts go to a "# peer: TOOL VERS pass=N fail=N
 # skip=N" line that lab/stress.sh collects.
 # Environment: STRESS_SHORT=1 runs nfstest_alloc's alloc01 and dealloc01, nfstest_cache's
@@ -29,23 +30,20 @@ set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
 . "$LAB_OUT/kernel.env"
-peer=$LAB_CACHE/peer
-[ -x "$peer/nfstest/usr/bin/nfstest_cache" ] || lab_die "no NFStest under $peer; run lab/peer-tools.sh on the host"
-command -v tcpdump >/dev/null || lab_die "no tcpdump (nfstest_alloc's packet checks); run lab/peer-tools.sh on the host"
+# shellcheck source=lab/guest/peer.sh
+. "$(dirname "$0")/../../lab/guest/peer.sh"
+[ -x "$peer/nfstest/usr/bin/nfstest_cache" ] ||
+	lab_die "no NFStest under $peer; run lab/peer-tools.sh on the host"
+command -v tcpdump >/dev/null ||
+	lab_die "no tcpdump (nfstest_alloc's packet checks); run lab/peer-tools.sh on the host"
 short=${STRESS_SHORT:-0}
 io_s=$([ "$short" = 1 ] && echo 20 || echo 120)
 cache_tests=()
 [ "$short" = 1 ] && cache_tests=(--runtest "acregmin_attr,acregmin_data")
-alloc_tests=(--runtest "alloc01,alloc02,alloc03,alloc04,alloc05,dealloc01,dealloc02,dealloc03,dealloc04,dealloc05")
+alloc_tests=(--runtest "$(echo alloc0{1..5} dealloc0{1..5} | tr ' ' ,)")
 [ "$short" = 1 ] && alloc_tests=(--runtest "alloc01,dealloc01")
-export PYTHONPATH=$peer/nfstest/usr/lib/python3/dist-packages
-export PATH=$peer/nfstest/usr/bin:$PATH
 
-lab_storage ext4 768
-lab_link 1
-lab_nfsd
-# NFStest finds the client's address from its route to the world: give netns cli a default route.
-in_cli ip route add default via "$SRV_IP" dev cli
+peer_setup
 
 # The second client: netns cli2 on a veth pair of its own (no netem: it only changes files
 # and reads attributes), routed to the server's address, with an NFSv4 client identifier of
@@ -65,20 +63,25 @@ ip -n cli2 route add default via 10.9.2.1
 ip netns exec cli2 sh -c 'echo lab-cli2 >/sys/fs/nfs/net/nfs_client/identifier' ||
 	lab_die "cannot give netns cli2 an NFS client identifier"
 mkdir -p /run/lab-ns
-{ mount --bind /run/lab-ns /run/lab-ns && mount --make-private /run/lab-ns; } || lab_die "cannot make /run/lab-ns private"
+{ mount --bind /run/lab-ns /run/lab-ns && mount --make-private /run/lab-ns; } ||
+	lab_die "cannot make /run/lab-ns private"
 touch /run/lab-ns/cli2
-unshare --mount=/run/lab-ns/cli2 --propagation private true || lab_die "cannot make cli2's mount namespace"
+unshare --mount=/run/lab-ns/cli2 --propagation private true ||
+	lab_die "cannot make cli2's mount namespace"
 mkdir -p /tmp/ns-ssh
 ln -sf "$LAB_GUEST/ns-ssh" /tmp/ns-ssh/ssh
 export LAB_NS_HOST=$CLI2_IP LAB_NS_NET=cli2 LAB_NS_MNT=/run/lab-ns/cli2
 /tmp/ns-ssh/ssh -t -t "$CLI2_IP" "ping -q -c 2 -i 0.2 $SRV_IP >/dev/null"
 ok $? "the second client (netns cli2, via ns-ssh) reaches the server"
 
-log=$LAB_OUT/peer
-mkdir -p "$log"
-
-# count TOOL VERS PASS FAIL SKIP
-count() { diag "peer: $1 $2 pass=$3 fail=$4 skip=$5"; }
+# nfstest_verdict TOOL VERS LOG RC: NFStest's counts and TAP line for one run. It fails on a
+# failed check, on no passed check at all, and on an exit status other than 0 with no failed
+# check (a traceback, or timeout's 124).
+nfstest_verdict() {
+	nfstest_counts "$3"
+	nfstest_report "$1" "$2" "$3" "$4" \
+		$(( ($4 != 0 && nt_fail == 0) || nt_pass == 0 ? 1 : (nt_fail > 0) ))
+}
 
 # nfstest_cache VERS: its own mounts, on the local client (netns cli) and the second one.
 # It mounts with options of its own ("hard,intr,rsize=4096,wsize=4096,acregmin=10" and so on),
@@ -93,66 +96,55 @@ count() { diag "peer: $1 $2 pass=$3 fail=$4 skip=$5"; }
 #    first client's attribute timer within that change, up to a second later under TCG: seen,
 #    "File data should have changed just after acregmin" failing on stock with 10.016 s.
 run_cache() {
-	local vers=$1 rc line p f k exp=$EXPORT
+	local vers=$1 rc exp=$EXPORT out=$log/nfstest_cache-v$1.log
 	[ "$vers" = 4.2 ] && exp=/
 	[ "$vers" = 3 ] && printf '[ NFSMount_Global_Options ]\nLock=False\n' >/etc/nfsmount.conf
 	echo 0 >/proc/sys/fs/leases-enable
-	in_cli env HOSTNAME=lab-client PATH="/tmp/ns-ssh:$PATH" timeout 2400 python3 "$peer/nfstest/usr/bin/nfstest_cache" \
-		"${cache_tests[@]}" --server "$SRV_IP" --client "$CLI2_IP" --export "$exp" --nfsversion "$vers" \
+	in_cli env HOSTNAME=lab-client PATH="/tmp/ns-ssh:$PATH" timeout 2400 \
+		python3 "$peer/nfstest/usr/bin/nfstest_cache" "${cache_tests[@]}" \
+		--server "$SRV_IP" --client "$CLI2_IP" --export "$exp" --nfsversion "$vers" \
 		--mtpoint "$MNT" --datadir "nfstest-cache-$vers" --notty --tmpdir /tmp \
-		--interface cli --rmtraces >"$log/nfstest_cache-v$vers.log" 2>&1
+		--interface cli --rmtraces >"$out" 2>&1
 	rc=$?
 	echo 1 >/proc/sys/fs/leases-enable
 	rm -f /etc/nfsmount.conf
-	line=$(grep -E "^[0-9]+ tests? \(" "$log/nfstest_cache-v$vers.log" | tail -1)
-	p=$(sed -n 's/.*(\([0-9]*\) passed.*/\1/p' <<<"$line"); p=${p:-0}
-	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$line"); f=${f:-0}
-	k=$(grep -c "^ *SKIP" "$log/nfstest_cache-v$vers.log")
-	ok $(( (rc != 0 && f == 0) || p == 0 ? 1 : (f > 0) )) \
-		"NFSv$vers nfstest_cache: ${line:-no summary (rc $rc)} (log peer/nfstest_cache-v$vers.log)"
-	[ "$f" -gt 0 ] && grep -E "^ *FAIL" "$log/nfstest_cache-v$vers.log" | head -10 | sed 's/^/# /'
-	[ -z "$line" ] && tail -5 "$log/nfstest_cache-v$vers.log" | sed 's/^/# /'
-	count nfstest_cache "$vers" "$p" "$f" "$k"
+	nfstest_verdict nfstest_cache "$vers" "$out" $rc
 }
 
 # nfstest_alloc (v4.2 only): its own mounts, from netns cli.
 run_alloc() {
-	local rc line p f k
-	in_cli env HOSTNAME=lab-client timeout 1800 python3 "$peer/nfstest/usr/bin/nfstest_alloc" "${alloc_tests[@]}" \
-		--server "$SRV_IP" --export / --nfsversion 4.2 --mtpoint "$MNT" --mtopts hard --rsize 1048576 \
-		--wsize 1048576 --datadir nfstest-alloc --notty --tmpdir /tmp --client-ipaddr "$CLI_IP" --interface cli \
-		--tcpdump "exec $(command -v tcpdump)" --rmtraces >"$log/nfstest_alloc-v4.2.log" 2>&1
+	local rc out=$log/nfstest_alloc-v4.2.log
+	in_cli env HOSTNAME=lab-client timeout 1800 \
+		python3 "$peer/nfstest/usr/bin/nfstest_alloc" "${alloc_tests[@]}" \
+		--server "$SRV_IP" --export / --nfsversion 4.2 --mtpoint "$MNT" --mtopts hard \
+		--rsize 1048576 --wsize 1048576 --datadir nfstest-alloc --notty --tmpdir /tmp \
+		--client-ipaddr "$CLI_IP" --interface cli \
+		--tcpdump "exec $(command -v tcpdump)" --rmtraces >"$out" 2>&1
 	rc=$?
-	line=$(grep -E "^[0-9]+ tests? \(" "$log/nfstest_alloc-v4.2.log" | tail -1)
-	p=$(sed -n 's/.*(\([0-9]*\) passed.*/\1/p' <<<"$line"); p=${p:-0}
-	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$line"); f=${f:-0}
-	k=$(grep -c "^ *SKIP" "$log/nfstest_alloc-v4.2.log")
-	ok $(( (rc != 0 && f == 0) || p == 0 ? 1 : (f > 0) )) \
-		"NFSv4.2 nfstest_alloc: ${line:-no summary (rc $rc)} (log peer/nfstest_alloc-v4.2.log)"
-	[ "$f" -gt 0 ] && grep -E "^ *FAIL" "$log/nfstest_alloc-v4.2.log" | head -10 | sed 's/^/# /'
-	[ -z "$line" ] && tail -5 "$log/nfstest_alloc-v4.2.log" | sed 's/^/# /'
 	diag "tcpdump processes left: $(pgrep -c -x tcpdump)"
-	count nfstest_alloc 4.2 "$p" "$f" "$k"
+	nfstest_verdict nfstest_alloc 4.2 "$out" $rc
 }
 
 # nfstest_io VERS: on the lab's mount; failed calls are "ERROR on file object" lines and an
 # "ERRORS: N" total, which NFStest prints but does not turn into an exit status.
 run_io() {
-	local vers=$1 rc errs ops
+	local vers=$1 rc errs ops bad out=$log/nfstest_io-v$1.log
 	lab_mount "$vers"
 	mkdir -p "$MNT/nfstest-io"
-	in_cli env HOSTNAME=lab-client timeout $((io_s + 300)) python3 "$peer/nfstest/usr/bin/nfstest_io" \
-		-d "$MNT/nfstest-io" -s 16 -n 4 -r "$io_s" --fsizeavg 256k --fsizedev 64k -v info >"$log/nfstest_io-v$vers.log" 2>&1
+	in_cli env HOSTNAME=lab-client timeout $((io_s + 300)) \
+		python3 "$peer/nfstest/usr/bin/nfstest_io" -d "$MNT/nfstest-io" -s 16 -n 4 \
+		-r "$io_s" --fsizeavg 256k --fsizedev 64k -v info >"$out" 2>&1
 	rc=$?
-	errs=$(awk '/ERRORS:/ { print $NF }' "$log/nfstest_io-v$vers.log" | tail -1)
-	errs=${errs:-$(grep -c "ERROR on file object" "$log/nfstest_io-v$vers.log")}
+	errs=$(awk '/ERRORS:/ { print $NF }' "$out" | tail -1)
+	errs=${errs:-$(grep -c "ERROR on file object" "$out")}
 	# "INFO: DATE TIME  READ:  76706,  4.54 GB, ...": the count follows the name
-	ops=$(awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(OPEN|READ|WRITE):$/) { sub(",", "", $(i + 1)); n += $(i + 1) } }
-		END { print n + 0 }' "$log/nfstest_io-v$vers.log")
-	ok $(( rc != 0 || errs != 0 || ops == 0 )) \
-		"NFSv$vers nfstest_io, 4 processes for $io_s s: $ops opens, reads and writes, $errs failed calls (rc $rc, log peer/nfstest_io-v$vers.log)"
-	[ "$errs" != 0 ] && grep -A3 "ERROR" "$log/nfstest_io-v$vers.log" | head -12 | sed 's/^/# /'
-	count nfstest_io "$vers" $(( rc == 0 && errs == 0 && ops > 0 )) $(( rc != 0 || errs != 0 || ops == 0 )) 0
+	ops=$(awk '{ for (i = 1; i < NF; i++) if ($i ~ /^(OPEN|READ|WRITE):$/) {
+		sub(",", "", $(i + 1)); n += $(i + 1) } } END { print n + 0 }' "$out")
+	bad=$(( rc != 0 || errs != 0 || ops == 0 ))
+	ok $bad "NFSv$vers nfstest_io, 4 processes for $io_s s: $ops opens, reads and writes," \
+		"$errs failed calls (rc $rc, log peer/nfstest_io-v$vers.log)"
+	[ "$errs" != 0 ] && grep -A3 "ERROR" "$out" | head -12 | sed 's/^/# /'
+	count nfstest_io "$vers" $(( !bad )) $bad 0
 	rm -rf "$MNT/nfstest-io" 2>/dev/null
 	umount "$MNT"
 }

@@ -10,28 +10,21 @@ set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
 . "$LAB_OUT/kernel.env"
-peer=$LAB_CACHE/peer
+# shellcheck source=lab/guest/peer.sh
+. "$(dirname "$0")/../../lab/guest/peer.sh"
 [ -x "$peer/bin/fsx" ] || lab_die "no $peer/bin/fsx; run lab/peer-tools.sh on the host"
+command -v tcpdump >/dev/null ||
+	lab_die "no tcpdump (nfstest_posix traces its tests); run lab/peer-tools.sh on the host"
 short=${STRESS_SHORT:-0}
 fsx_ops=$([ "$short" = 1 ] && echo 1000 || echo 5000)
 sng_s=$([ "$short" = 1 ] && echo 10 || echo 30)
 # nfstest_posix in full takes 10-15 min per NFS version under TCG; the short form runs the
 # I/O calls the series is near (its open() test alone walks hundreds of flag combinations).
 posix_tests=()
-[ "$short" = 1 ] && posix_tests=(--runtest "access,close,creat,fcntl,fdatasync,fstat,fsync,lseek,mmap,munmap,read,stat,unlink,write")
-export PYTHONPATH=$peer/nfstest/usr/lib/python3/dist-packages
-export PATH=$peer/nfstest/usr/bin:$PATH
+[ "$short" = 1 ] && posix_tests=(--runtest "$(echo access close creat fcntl fdatasync fstat fsync \
+	lseek mmap munmap read stat unlink write | tr ' ' ,)")
 
-lab_storage ext4 768
-lab_link 1
-lab_nfsd
-# NFStest finds the client's address from its route to the world: give netns cli a default route.
-in_cli ip route add default via "$SRV_IP" dev cli
-log=$LAB_OUT/peer
-mkdir -p "$log"
-
-# count TOOL VERS PASS FAIL SKIP
-count() { diag "peer: $1 $2 pass=$3 fail=$4 skip=$5"; }
+peer_setup
 
 # fsx on a file of up to 16 MiB with 1 MiB operations: reads, writes, mapped reads and
 # writes, truncates, close/reopen, invalidation, fsync; fallocate, hole punching and
@@ -64,7 +57,12 @@ TOML
 			-P "$log" "$MNT/fsx/f$seed" >"$log/fsx-v$label-$seed.log" 2>&1)
 		rc=$?
 		ok $rc "NFSv$label fsx seed $seed, $fsx_ops operations (log peer/fsx-v$label-$seed.log)"
-		if [ $rc -eq 0 ]; then p=$((p + 1)); else f=$((f + 1)); tail -5 "$log/fsx-v$label-$seed.log" | sed 's/^/# /'; fi
+		if [ $rc -eq 0 ]; then
+			p=$((p + 1))
+		else
+			f=$((f + 1))
+			tail -5 "$log/fsx-v$label-$seed.log" | sed 's/^/# /'
+		fi
 	done
 	count fsx "$label" $p $f 0
 }
@@ -81,9 +79,11 @@ run_sng() {
 			--hdd-bytes 64m --fallocate-bytes 64m --mmap-bytes 64m \
 			--temp-path "$MNT/sng" --metrics-brief >"$log/sng-v$vers-$s.log" 2>&1)
 		rc=$?
-		ops=$(awk -v s="$s" '$2 == "metrc:" && $4 == s && $5 ~ /^[0-9]+$/ { print $5 }' "$log/sng-v$vers-$s.log" | head -1)
+		ops=$(awk -v s="$s" '$2 == "metrc:" && $4 == s && $5 ~ /^[0-9]+$/ { print $5 }' \
+			"$log/sng-v$vers-$s.log" | head -1)
 		# rc 0 but "skipping stressor" or no operation at all: the filesystem lacks the call
-		if [ $rc -eq 0 ] && { grep -q "skipping stressor" "$log/sng-v$vers-$s.log" || [ "${ops:-0}" = 0 ]; }; then
+		if [ $rc -eq 0 ] &&
+			{ grep -q "skipping stressor" "$log/sng-v$vers-$s.log" || [ "${ops:-0}" = 0 ]; }; then
 			rc=3
 		fi
 		case $rc in
@@ -97,23 +97,27 @@ run_sng() {
 	count stress-ng "$vers" $p $f $k
 }
 
-# nfstest_posix: its own mounts (from netns cli), its own PASS/FAIL counts.
+# nfstest_posix: its own mounts (from netns cli), its own PASS/FAIL counts. It starts a
+# packet trace for its tests as `sh -c "tcpdump ..."` and stops it by signalling that sh,
+# which dash does not exec into tcpdump: the capture went on into /tmp after the tool had
+# finished, until the v4.2 fsx and stress-ng that follow had filled the guest's /tmp and /run
+# (1.5 GiB of pages), and no_splat could not save the kernel log (on stock, 2026-12-01 and
+# 2026-12-02). "exec" makes the sh become tcpdump, as in peer_nfstest.sh.
 run_nfstest() {
-	local vers=$1 t=nfstest_posix rc line p f k exp=$EXPORT mtopts=hard,nolock
+	local vers=$1 t=nfstest_posix rc exp=$EXPORT mtopts=hard,nolock out=$log/nfstest_posix-v$1.log
 	umount "$MNT" 2>/dev/null
 	[ "$vers" = 4.2 ] && exp=/ mtopts=hard
 	# v3 without lockd/statd in the guest: nolock (locks stay local, as with v3 mounts here).
-	in_cli env HOSTNAME=lab-client timeout 1800 python3 "$peer/nfstest/usr/bin/$t" "${posix_tests[@]}" --server "$SRV_IP" --export "$exp" \
-		--nfsversion "$vers" --mtpoint "$MNT" --mtopts "$mtopts" --rsize 1048576 --wsize 1048576 --datadir "nfstest-$vers" --notty --tmpdir /tmp \
-		--client-ipaddr "$CLI_IP" --interface cli --rmtraces >"$log/$t-v$vers.log" 2>&1
+	in_cli env HOSTNAME=lab-client timeout 1800 \
+		python3 "$peer/nfstest/usr/bin/$t" "${posix_tests[@]}" --server "$SRV_IP" \
+		--export "$exp" --nfsversion "$vers" --mtpoint "$MNT" --mtopts "$mtopts" \
+		--rsize 1048576 --wsize 1048576 --datadir "nfstest-$vers" --notty --tmpdir /tmp \
+		--client-ipaddr "$CLI_IP" --interface cli \
+		--tcpdump "exec $(command -v tcpdump)" --rmtraces >"$out" 2>&1
 	rc=$?
-	line=$(grep -E "^[0-9]+ tests? \(" "$log/$t-v$vers.log" | tail -1)
-	p=$(sed -n 's/.*(\([0-9]*\) passed.*/\1/p' <<<"$line"); p=${p:-0}
-	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$line"); f=${f:-0}
-	k=$(grep -c "^ *SKIP" "$log/$t-v$vers.log")
-	ok $(( rc != 0 && f == 0 ? 1 : (f > 0) )) "NFSv$vers $t: ${line:-no summary (rc $rc)} (log peer/$t-v$vers.log)"
-	[ "$f" -gt 0 ] && grep -E "^ *FAIL" "$log/$t-v$vers.log" | head -10 | sed 's/^/# /'
-	count "$t" "$vers" "$p" "$f" "$k"
+	diag "tcpdump processes left: $(pgrep -c -x tcpdump)"
+	nfstest_counts "$out"
+	nfstest_report "$t" "$vers" "$out" $rc $(( rc != 0 && nt_fail == 0 ? 1 : (nt_fail > 0) ))
 	lab_mount "$vers"
 }
 

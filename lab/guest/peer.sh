@@ -1,0 +1,46 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # variables for the scripts that source this file
+# Shared by the peer-tool suites (tests/stress/peer_*.sh), sourced after lib.sh, tap.sh and
+# kernel.env: the tools under LAB_CACHE/peer (lab/peer-tools.sh installs them), the setup
+# both suites run, and NFStest's summary line read into counts.
+
+peer=$LAB_CACHE/peer
+log=$LAB_OUT/peer
+
+# peer_setup: NFStest on PYTHONPATH and PATH, ext4 on 768 MiB exported, the link at 1 ms,
+# nfsd, and a log directory. NFStest finds the client's address from its route to the
+# world: netns cli gets a default route.
+peer_setup() {
+	export PYTHONPATH=$peer/nfstest/usr/lib/python3/dist-packages
+	export PATH=$peer/nfstest/usr/bin:$PATH
+	lab_storage ext4 768
+	lab_link 1
+	lab_nfsd
+	in_cli ip route add default via "$SRV_IP" dev cli
+	mkdir -p "$log"
+}
+
+# count TOOL VERS PASS FAIL SKIP: the line lab/stress.sh collects.
+count() { diag "peer: $1 $2 pass=$3 fail=$4 skip=$5"; }
+
+# nfstest_counts LOG: NFStest's last "N tests (P passed, F failed)" line into nt_line, its
+# counts into nt_pass and nt_fail (0 when there is no summary), its SKIP lines into nt_skip.
+nfstest_counts() {
+	nt_line=$(grep -E "^[0-9]+ tests? \(" "$1" | tail -1)
+	nt_pass=$(sed -n 's/.*(\([0-9]*\) passed.*/\1/p' <<<"$nt_line")
+	nt_pass=${nt_pass:-0}
+	nt_fail=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$nt_line")
+	nt_fail=${nt_fail:-0}
+	nt_skip=$(grep -c "^ *SKIP" "$1")
+}
+
+# nfstest_report TOOL VERS LOG RC NOTOK, after nfstest_counts LOG: the TAP line (NOTOK 0 or
+# 1; RC is the tool's exit status), the first FAIL lines of LOG, or its tail when it has no
+# summary, and the counts.
+nfstest_report() {
+	local tool=$1 vers=$2 file=$3 rc=$4 notok=$5
+	ok "$notok" "NFSv$vers $tool: ${nt_line:-no summary (rc $rc)} (log peer/${file##*/})"
+	[ "$nt_fail" -gt 0 ] && grep -E "^ *FAIL" "$file" | head -10 | sed 's/^/# /'
+	[ -z "$nt_line" ] && tail -5 "$file" | sed 's/^/# /'
+	count "$tool" "$vers" "$nt_pass" "$nt_fail" "$nt_skip"
+}
