@@ -44,3 +44,13 @@ nfstest_report() {
 	[ -z "$nt_line" ] && tail -5 "$file" | sed 's/^/# /'
 	count "$tool" "$vers" "$nt_pass" "$nt_fail" "$nt_skip"
 }
+
+# nfstest_verdict TOOL VERS LOG RC: NFStest's counts and TAP line for one run. It fails on a
+# failed check, on no passed check at all, and on an exit status other than 0 with no failed
+# check (a traceback, or timeout's 124). (peer_tools.sh's nfstest_posix keeps the verdict it
+# had before this one: there a run with no summary and exit status 0 passes.)
+nfstest_verdict() {
+	nfstest_counts "$3"
+	nfstest_report "$1" "$2" "$3" "$4" \
+		$(( ($4 != 0 && nt_fail == 0) || nt_pass == 0 ? 1 : (nt_fail > 0) ))
+}

@@ -74,15 +74,6 @@ export LAB_NS_HOST=$CLI2_IP LAB_NS_NET=cli2 LAB_NS_MNT=/run/lab-ns/cli2
 /tmp/ns-ssh/ssh -t -t "$CLI2_IP" "ping -q -c 2 -i 0.2 $SRV_IP >/dev/null"
 ok $? "the second client (netns cli2, via ns-ssh) reaches the server"
 
-# nfstest_verdict TOOL VERS LOG RC: NFStest's counts and TAP line for one run. It fails on a
-# failed check, on no passed check at all, and on an exit status other than 0 with no failed
-# check (a traceback, or timeout's 124).
-nfstest_verdict() {
-	nfstest_counts "$3"
-	nfstest_report "$1" "$2" "$3" "$4" \
-		$(( ($4 != 0 && nt_fail == 0) || nt_pass == 0 ? 1 : (nt_fail > 0) ))
-}
-
 # nfstest_cache VERS: its own mounts, on the local client (netns cli) and the second one.
 # It mounts with options of its own ("hard,intr,rsize=4096,wsize=4096,acregmin=10" and so on),
 # not --mtopts, so:
