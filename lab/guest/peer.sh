@@ -7,10 +7,35 @@
 peer=$LAB_CACHE/peer
 log=$LAB_OUT/peer
 
+# nfstest_tcpdump: the --tcpdump option for the NFStest tools that trace their tests
+# (nfstest_alloc, nfstest_posix). NFStest starts its capture as `sh -c "tcpdump ..."` and
+# stops it by signalling that sh, and dash does not exec its last command: every tcpdump
+# outlived its test, unflushed and with its 192 MiB capture ring mapped. Seen on 2026-12-01
+# and 2026-12-02: nfstest_alloc's "Packet trace file is empty" (9 of stock's 289 checks), the
+# guest out of memory in dealloc01 with thirteen of them, and after nfstest_posix a capture
+# that went on into /tmp until the v4.2 fsx and stress-ng that follow had filled the guest's
+# /tmp and /run (1.5 GiB of pages) and no_splat could not save the kernel log. "exec" makes
+# the sh become tcpdump, so the signal reaches it; tcpdump_left after each tool shows it.
+nfstest_tcpdump=(--tcpdump "exec $(command -v tcpdump)")
+
+# tcpdump_left: how many captures outlived the tool that started them (0 expected).
+tcpdump_left() { diag "tcpdump processes left: $(pgrep -c -x tcpdump)"; }
+
+# nfstest_run SECONDS TOOL ARG...: NFStest's TOOL from netns cli under a timeout, with the
+# hostname NFStest puts in its file names. Callers redirect its output to their log; a PATH
+# set before the call (PATH=... nfstest_run ...) reaches the tool.
+nfstest_run() {
+	local secs=$1 tool=$2
+	shift 2
+	in_cli env HOSTNAME=lab-client timeout "$secs" python3 "$peer/nfstest/usr/bin/$tool" "$@"
+}
+
 # peer_setup: NFStest on PYTHONPATH and PATH, ext4 on 768 MiB exported, the link at 1 ms,
 # nfsd, and a log directory. NFStest finds the client's address from its route to the
 # world: netns cli gets a default route.
 peer_setup() {
+	command -v tcpdump >/dev/null ||
+		lab_die "no tcpdump (NFStest traces its tests with it); run lab/peer-tools.sh on the host"
 	export PYTHONPATH=$peer/nfstest/usr/lib/python3/dist-packages
 	export PATH=$peer/nfstest/usr/bin:$PATH
 	lab_storage ext4 768

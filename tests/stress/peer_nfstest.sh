@@ -6,12 +6,7 @@
 #    dealloc06 and perf01 write the export's whole free space with a pattern that NFStest 3.2
 #    builds by appending 32-byte lines to a bytes object, quadratic in the size: on this
 #    768 MiB export alloc06 was still building it after 10 minutes. It checks the wire with
-#    tcpdump, which NFStest starts as `sh -c "tcpdump ..."` and stops by signalling that sh:
-#    dash does not exec its last command, so every tcpdump outlived its test unflushed ("Packet
-#    trace file is empty", 9 of stock's 289 checks on 2026-12-01) with its 192 MiB capture
-#    ring mapped, and on the patched kernel the same day the guest ran out of memory in
-#    dealloc01 with thirteen of them (OOM kills, nfstest_alloc killed). --tcpdump "exec ..."
-#    makes the sh become tcpdump, so the signal reaches it.
+#    tcpdump, started as peer.sh's nfstest_tcpdump says.
 #  - nfstest_cache: attribute and data caching (acregmin, acregmax, acdirmin, acdirmax,
 #    actimeo) against a second client that changes the files. NFStest reaches that client
 #    with ssh; here it is netns "cli2" (10.9.2.2) with a mount namespace of its own, reached
@@ -34,8 +29,6 @@ set -u
 . "$(dirname "$0")/../../lab/guest/peer.sh"
 [ -x "$peer/nfstest/usr/bin/nfstest_cache" ] ||
 	lab_die "no NFStest under $peer; run lab/peer-tools.sh on the host"
-command -v tcpdump >/dev/null ||
-	lab_die "no tcpdump (nfstest_alloc's packet checks); run lab/peer-tools.sh on the host"
 short=${STRESS_SHORT:-0}
 io_s=$([ "$short" = 1 ] && echo 20 || echo 120)
 cache_tests=()
@@ -91,8 +84,7 @@ run_cache() {
 	[ "$vers" = 4.2 ] && exp=/
 	[ "$vers" = 3 ] && printf '[ NFSMount_Global_Options ]\nLock=False\n' >/etc/nfsmount.conf
 	echo 0 >/proc/sys/fs/leases-enable
-	in_cli env HOSTNAME=lab-client PATH="/tmp/ns-ssh:$PATH" timeout 2400 \
-		python3 "$peer/nfstest/usr/bin/nfstest_cache" "${cache_tests[@]}" \
+	PATH="/tmp/ns-ssh:$PATH" nfstest_run 2400 nfstest_cache "${cache_tests[@]}" \
 		--server "$SRV_IP" --client "$CLI2_IP" --export "$exp" --nfsversion "$vers" \
 		--mtpoint "$MNT" --datadir "nfstest-cache-$vers" --notty --tmpdir /tmp \
 		--interface cli --rmtraces >"$out" 2>&1
@@ -105,14 +97,13 @@ run_cache() {
 # nfstest_alloc (v4.2 only): its own mounts, from netns cli.
 run_alloc() {
 	local rc out=$log/nfstest_alloc-v4.2.log
-	in_cli env HOSTNAME=lab-client timeout 1800 \
-		python3 "$peer/nfstest/usr/bin/nfstest_alloc" "${alloc_tests[@]}" \
+	nfstest_run 1800 nfstest_alloc "${alloc_tests[@]}" \
 		--server "$SRV_IP" --export / --nfsversion 4.2 --mtpoint "$MNT" --mtopts hard \
 		--rsize 1048576 --wsize 1048576 --datadir nfstest-alloc --notty --tmpdir /tmp \
 		--client-ipaddr "$CLI_IP" --interface cli \
-		--tcpdump "exec $(command -v tcpdump)" --rmtraces >"$out" 2>&1
+		"${nfstest_tcpdump[@]}" --rmtraces >"$out" 2>&1
 	rc=$?
-	diag "tcpdump processes left: $(pgrep -c -x tcpdump)"
+	tcpdump_left
 	nfstest_verdict nfstest_alloc 4.2 "$out" $rc
 }
 
@@ -122,8 +113,7 @@ run_io() {
 	local vers=$1 rc errs ops bad out=$log/nfstest_io-v$1.log
 	lab_mount "$vers"
 	mkdir -p "$MNT/nfstest-io"
-	in_cli env HOSTNAME=lab-client timeout $((io_s + 300)) \
-		python3 "$peer/nfstest/usr/bin/nfstest_io" -d "$MNT/nfstest-io" -s 16 -n 4 \
+	nfstest_run $((io_s + 300)) nfstest_io -d "$MNT/nfstest-io" -s 16 -n 4 \
 		-r "$io_s" --fsizeavg 256k --fsizedev 64k -v info >"$out" 2>&1
 	rc=$?
 	errs=$(awk '/ERRORS:/ { print $NF }' "$out" | tail -1)

@@ -13,8 +13,6 @@ set -u
 # shellcheck source=lab/guest/peer.sh
 . "$(dirname "$0")/../../lab/guest/peer.sh"
 [ -x "$peer/bin/fsx" ] || lab_die "no $peer/bin/fsx; run lab/peer-tools.sh on the host"
-command -v tcpdump >/dev/null ||
-	lab_die "no tcpdump (nfstest_posix traces its tests); run lab/peer-tools.sh on the host"
 short=${STRESS_SHORT:-0}
 fsx_ops=$([ "$short" = 1 ] && echo 1000 || echo 5000)
 sng_s=$([ "$short" = 1 ] && echo 10 || echo 30)
@@ -97,25 +95,20 @@ run_sng() {
 	count stress-ng "$vers" $p $f $k
 }
 
-# nfstest_posix: its own mounts (from netns cli), its own PASS/FAIL counts. It starts a
-# packet trace for its tests as `sh -c "tcpdump ..."` and stops it by signalling that sh,
-# which dash does not exec into tcpdump: the capture went on into /tmp after the tool had
-# finished, until the v4.2 fsx and stress-ng that follow had filled the guest's /tmp and /run
-# (1.5 GiB of pages), and no_splat could not save the kernel log (on stock, 2026-12-01 and
-# 2026-12-02). "exec" makes the sh become tcpdump, as in peer_nfstest.sh.
+# nfstest_posix: its own mounts (from netns cli), its own PASS/FAIL counts, a packet trace
+# of its tests (peer.sh's nfstest_tcpdump says how it is started and why).
 run_nfstest() {
 	local vers=$1 t=nfstest_posix rc exp=$EXPORT mtopts=hard,nolock out=$log/nfstest_posix-v$1.log
 	umount "$MNT" 2>/dev/null
 	[ "$vers" = 4.2 ] && exp=/ mtopts=hard
 	# v3 without lockd/statd in the guest: nolock (locks stay local, as with v3 mounts here).
-	in_cli env HOSTNAME=lab-client timeout 1800 \
-		python3 "$peer/nfstest/usr/bin/$t" "${posix_tests[@]}" --server "$SRV_IP" \
+	nfstest_run 1800 "$t" "${posix_tests[@]}" --server "$SRV_IP" \
 		--export "$exp" --nfsversion "$vers" --mtpoint "$MNT" --mtopts "$mtopts" \
 		--rsize 1048576 --wsize 1048576 --datadir "nfstest-$vers" --notty --tmpdir /tmp \
 		--client-ipaddr "$CLI_IP" --interface cli \
-		--tcpdump "exec $(command -v tcpdump)" --rmtraces >"$out" 2>&1
+		"${nfstest_tcpdump[@]}" --rmtraces >"$out" 2>&1
 	rc=$?
-	diag "tcpdump processes left: $(pgrep -c -x tcpdump)"
+	tcpdump_left
 	nfstest_counts "$out"
 	nfstest_report "$t" "$vers" "$out" $rc $(( rc != 0 && nt_fail == 0 ? 1 : (nt_fail > 0) ))
 	lab_mount "$vers"
