@@ -14,7 +14,8 @@
 #   stress.sh [OUT]        (default out/stress; STRESS_SHORT=1: each suite briefly;
 #                          STRESS_BENCH=0: without the QUICK benchmarks on the debug kernel)
 # A run that stops keeps what it measured: rerun with the same OUT (or a copy of it, on another
-# machine) and the boots that passed on the same kernel are kept, the others run again;
+# machine) and the boots that passed on the same kernel are kept (and the peer tools' boots
+# that ran to their end, whose failures the report compares with stock), the others run again;
 # STRESS_FRESH=1 starts over. STRESS_ONLY="TEST..." (names such as nfs_writeback or
 # peer_tools) runs only those boots, for a run done in parts: the next full run keeps them.
 # STRESS_KERNELS="stock patched" (of patched-debug, patched, stock) boots only those kernels
@@ -59,7 +60,9 @@ if runs patched-debug; then "$LAB_DIR/build.sh" patched debug >/dev/null; fi
 "$LAB_DIR/peer-tools.sh" >/dev/null
 
 # suite KIND TEST...: run each TEST on KIND unless an earlier run of this OUT passed it on the
-# same kernel; a failing test does not stop the others. A boot may take 90 min (LAB_VM_TIMEOUT
+# same kernel, or ran it to its end with only peer-tool checks failing (their verdict is the
+# report's comparison with stock: stress_report.py --keep); a failing test does not stop the
+# others. A boot may take 90 min (LAB_VM_TIMEOUT
 # overrides): the full peer tools ran out of vm.sh's default 30 min on stock on 2026-12-01.
 # The kernel is named by its build's .lab-config stamp (config fragments and series commit,
 # the same on every machine), so a run that did not fit in one session resumes on a fresh
@@ -75,9 +78,9 @@ suite() {
 		if [ -n "${STRESS_ONLY:-}" ] && [[ " $STRESS_ONLY " != *" $name "* ]]; then
 			continue
 		fi
-		if [ "$(cat "$out/$kind/$name/rc" 2>/dev/null)" = 0 ] && [ ! -f "$out/$kind/$name/splats.log" ] &&
-			[ "$(cat "$out/$kind/$name/.build" 2>/dev/null)" = "$id" ]; then
-			say "stress: $kind $name passed before on this build, kept"
+		if [ "$(cat "$out/$kind/$name/.build" 2>/dev/null)" = "$id" ] &&
+			"$VENV/bin/python" "$LAB_DIR/stress_report.py" --keep "$out/$kind/$name"; then
+			say "stress: $kind $name ran before on this build (passed, or only peer-tool checks failed), kept"
 			continue
 		fi
 		LAB_CONSOLE=1 LAB_VM_TIMEOUT=${LAB_VM_TIMEOUT:-5400} "$LAB_DIR/guest-tests.sh" "$kind" "$out/$kind" "$t" || true

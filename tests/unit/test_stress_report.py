@@ -100,3 +100,75 @@ def test_stress_names_that_are_wrong_are_refused_before_anything_runs(tmp_path, 
     assert r.returncode != 0
     assert f"'{bad}'" in r.stderr and f"'{good}'" not in r.stderr
     assert (out / "stock" / "peer_tools").is_dir()
+
+
+# A peer suite's log as the guest writes it: a tool's TAP lines, then its count line.
+POSIX = """ok 1 - NFSv3 fsx seed 1
+# peer: fsx 3 pass=1 fail=0 skip=0
+not ok 2 - NFSv3 nfstest_posix: 461 tests (459 passed, 2 failed)
+# FAIL: open - O_EXCL|O_CREAT|O_DIRECTORY should fail with EEXIST
+# peer: nfstest_posix 3 pass=PASS fail=FAIL skip=0
+LAST
+1..3
+"""
+
+
+def posix(pass_=459, fail=2, last="ok 3 - no kernel splat"):
+    return POSIX.replace("PASS", str(pass_)).replace("FAIL", str(fail)).replace("LAST", last)
+
+
+def test_peer_failures_shared_with_stock_do_not_fail_the_run(tmp_path):
+    """nfstest_posix fails two checks on stock and on patched alike: the run passes, and both
+    boots may be kept by a rerun."""
+    boot(tmp_path, "stock", "peer_tools", posix(), rc=1)
+    boot(tmp_path, "patched", "peer_tools", posix(), rc=1)
+    doc = stress_report.write(tmp_path)
+    assert doc["boots"]["patched"][0]["peer_failed"] == 1
+    assert doc["verdict_failures"] == [] and doc["peer_below_stock"] == []
+    assert stress_report.main([str(tmp_path)]) == 0
+    assert "Fails the run: nothing." in (tmp_path / "report.md").read_text()
+    for k in ("stock", "patched"):
+        assert stress_report.main(["--keep", str(tmp_path / k / "peer_tools")]) == 0
+
+
+@pytest.mark.parametrize("log, why", [
+    (posix(458, 3), "below stock"),       # one more failed check than stock
+    (posix(last="not ok 3 - no kernel splat"), "1 failed test"),   # not a peer tool's line
+])
+def test_a_patched_peer_boot_worse_than_stock_fails(tmp_path, log, why):
+    boot(tmp_path, "stock", "peer_tools", posix(), rc=1)
+    boot(tmp_path, "patched", "peer_tools", log, rc=1)
+    assert stress_report.main([str(tmp_path)]) == 1
+    assert why in (tmp_path / "report.md").read_text()
+
+
+def test_peer_failures_with_no_stock_to_compare_fail_the_run(tmp_path):
+    boot(tmp_path, "patched", "peer_tools", posix(), rc=1)
+    doc = stress_report.write(tmp_path)
+    assert doc["peer_uncompared"] == ["nfstest_posix v3 on patched"]
+    assert stress_report.main([str(tmp_path)]) == 1
+
+
+def test_boots_a_rerun_may_keep(tmp_path):
+    """Kept: a boot that passed, or that ran to its plan's end with only peer-tool failures.
+    Run again: one with a kernel report, another failed line, or cut short (a timeout)."""
+    cases = {
+        "passed": ("ok 1 - x\n1..1\n", 0, None, True),
+        "peer-only": (posix(), 1, None, True),
+        "splat": ("ok 1 - x\n1..1\n", 0, "# 1 kernel report line(s)\n", False),
+        "other-failure": (posix(last="not ok 3 - no kernel splat"), 1, None, False),
+        "cut-short": (posix().replace("ok 3 - no kernel splat\n", ""), 1, None, False),
+        "no-plan": (posix().replace("1..3\n", ""), 1, None, False),
+    }
+    for name, (log, rc, sp, _) in cases.items():
+        boot(tmp_path, "patched", name, log, rc=rc, splats=sp)
+    for name, (*_, kept) in cases.items():
+        assert (stress_report.main(["--keep", str(tmp_path / "patched" / name)]) == 0) is kept, name
+    assert stress_report.main(["--keep", str(tmp_path / "patched" / "missing")]) == 1
+
+
+def test_a_patched_boot_cut_short_fails_the_run(tmp_path):
+    boot(tmp_path, "patched", "nfs_load", "ok 1 - x\n", rc=1)   # no plan: the guest stopped
+    doc = stress_report.write(tmp_path)
+    assert doc["verdict_failures"] == ["patched nfs_load: exit status 1 before the end of its TAP plan"]
+    assert stress_report.main([str(tmp_path)]) == 1
