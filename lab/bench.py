@@ -155,8 +155,9 @@ def run_boot(sc, kind, gi, rep, out):
         if (d / "console.log").exists():
             (d / "console.log").rename(d / f"console-{boot + 1}.log")
         sp = splat(d / f"console-{boot + 1}.log")
-        how = f"kernel splat: {sp}" if sp else ("timed out" if "timed out" in (d / "vm.err").read_text(errors="replace")
-                                              else "stopped without reporting")
+        err = (d / "vm.err").read_text(errors="replace")
+        how = (f"kernel splat: {sp}" if sp else "hung in its boot" if "its boot hung" in err
+               else "timed out" if "timed out" in err else "stopped without reporting")
         if cur.exists():
             pid = json.loads(cur.read_text())["id"]
             cur.unlink()

@@ -30,7 +30,8 @@ for t in "$@"; do
 	for v in $(compgen -v STRESS_); do printf '%s=%q\n' "$v" "${!v}"; done >>"$out/kernel.env"
 	append=$(sed -n 's/^# lab-append: //p' "$t" | head -1)
 	say "guest test $name ($kind)${append:+ [$append]}"
-	if LAB_APPEND="${LAB_APPEND:-}${append:+ $append}" \
+	# The kernel's messages go to console.log too: a guest that hangs leaves its last ones.
+	if LAB_CONSOLE=${LAB_CONSOLE:-1} LAB_APPEND="${LAB_APPEND:-}${append:+ $append}" \
 		"$LAB_DIR/vm.sh" "$kind" "$out" "$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"; then
 		sed 's/^/    /' "$out/guest.log"
 	else
@@ -50,7 +51,7 @@ if [ ${#failed[@]} -gt 0 ]; then
 				sed 's/^/    /'
 		else
 			tail -n 15 "$log" 2>/dev/null | sed 's/^/    /' || true
-			tail -n 5 "$outroot/$name/console.log" 2>/dev/null | sed 's/^/    /' || true
+			tail -n 15 "$outroot/$name/console.log" 2>/dev/null | sed 's/^/    /' || true
 		fi
 	done
 	die "guest tests failed: ${failed[*]} (logs under $outroot)"

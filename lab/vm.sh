@@ -7,8 +7,10 @@
 # CMD's output goes to OUTDIR/guest.log and its exit status to OUTDIR/rc, which this script
 # returns; vng's own exit status and stdout are not trusted (see LAB-NOTES). The console
 # log is kept in OUTDIR/console.log (with the kernel's messages when LAB_CONSOLE=1, for a guest
-# that panics). The guest's dmesg (OUTDIR/dmesg.log) is scanned for kernel bug reports
-# (lab/splat.sh): any makes the run fail, with the reports in OUTDIR/splats.log.
+# that panics or hangs). A boot that has not started CMD after LAB_BOOT_TIMEOUT s (300) is
+# stopped; the whole run after LAB_VM_TIMEOUT s (1800). The guest's dmesg (OUTDIR/dmesg.log)
+# is scanned for kernel bug reports (lab/splat.sh): any makes the run fail, with the reports
+# in OUTDIR/splats.log.
 # KVM is used only where a vendor KVM module is loaded
 # (a PVM /dev/kvm cannot run stock kernels); otherwise TCG. LAB_ACCEL=kvm|tcg overrides.
 set -euo pipefail
@@ -46,6 +48,8 @@ cmd=$(printf '%q ' "$REPO_DIR/lab/guest/run.sh" "$outdir" "$@")
 
 export PATH="$VENV/bin:$PATH"
 timeout_s=${LAB_VM_TIMEOUT:-1800}
+boot_s=${LAB_BOOT_TIMEOUT:-300}
+[[ "$boot_s" =~ ^[1-9][0-9]*$ ]] || die "LAB_BOOT_TIMEOUT must be a number of seconds, not '$boot_s'"
 start=$(date +%s)
 # timeout runs vng in a process group of its own and, on a timeout or when it is itself
 # signalled, signals the whole group: vng, virtme-run and the QEMU they fork. (With
@@ -57,6 +61,18 @@ timeout -k 10 "$timeout_s" "$vng" --run "$kernel" "${kvmflag[@]}" --force-9p "${
 	--append "${LAB_APPEND:-}" --exec "$cmd" </dev/null >"$outdir/console.log" 2>&1 &
 tpid=$!
 trap 'kill -TERM "$tpid" 2>/dev/null; wait "$tpid"; die "interrupted: guest stopped ($kernel)"' INT TERM HUP
+# A guest that has not started CMD (run.sh creates guest.log first) within LAB_BOOT_TIMEOUT
+# seconds hung in its boot, KUnit suites included: stopped then, not after the whole timeout.
+# (The slowest boot, the debug kernel's with KUnit under TCG, takes about 35 s.)
+boot_hung=0
+while [ ! -e "$outdir/guest.log" ] && kill -0 "$tpid" 2>/dev/null; do
+	if [ $(( $(date +%s) - start )) -ge "$boot_s" ]; then
+		boot_hung=1
+		kill -TERM "$tpid" 2>/dev/null
+		break
+	fi
+	sleep 0.2
+done
 wait "$tpid"
 vrc=$?
 trap - INT TERM HUP
@@ -66,6 +82,8 @@ if [ ! -f "$outdir/rc" ]; then
 	tail -n 30 "$outdir/console.log" >&2
 	"$LAB_DIR/splat.sh" "$outdir/console.log" "$outdir/splats.log" ||
 		say "vm: kernel bug report on the console; see $outdir/splats.log"
+	[ $boot_hung = 1 ] &&
+		die "guest did not start its command within ${boot_s}s: its boot hung ($kernel, $accel); console: $outdir/console.log"
 	[ $vrc -eq 124 ] && die "guest timed out after ${timeout_s}s ($kernel); console: $outdir/console.log"
 	die "guest did not report an exit status (vng rc $vrc, $accel, ${took}s); console: $outdir/console.log"
 fi

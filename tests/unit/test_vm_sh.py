@@ -1,0 +1,58 @@
+"""lab/vm.sh's boot watchdog, with a stand-in for virtme-ng: a guest that never starts its
+command is stopped after LAB_BOOT_TIMEOUT seconds and named a boot hang; a guest that has
+started it may run longer."""
+import os
+import subprocess
+import time
+from pathlib import Path
+
+LAB = Path(__file__).resolve().parents[2] / "lab"
+
+# The stand-in: "hang" sleeps without starting the command; "run" does what the guest's
+# run.sh does (guest.log first, dmesg.log and rc at the end) and takes 3 s for it.
+FAKE_VNG = """#!/bin/bash
+while [ $# -gt 0 ]; do [ "$1" = --rwdir ] && out=$2; shift; done
+echo $$ >"$out/../vng.pid"
+if [ "$MODE" = hang ]; then exec sleep 60; fi
+: >"$out/guest.log"
+sleep 3
+echo '[    0.000000] Linux version 6.12' >"$out/dmesg.log"
+echo 0 >"$out/rc"
+"""
+
+
+def run_vm(tmp_path, mode, boot_timeout):
+    venv = tmp_path / "cache" / "venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "vng").write_text(FAKE_VNG)
+    (venv / "vng").chmod(0o755)
+    (tmp_path / "bzImage").write_text("")
+    env = dict(os.environ, LAB_CACHE=str(tmp_path / "cache"), LAB_ACCEL="tcg", MODE=mode,
+               LAB_BOOT_TIMEOUT=boot_timeout)
+    t0 = time.monotonic()
+    r = subprocess.run([str(LAB / "vm.sh"), str(tmp_path / "bzImage"), str(tmp_path / "out"), "true"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    return r, time.monotonic() - t0
+
+
+def test_a_boot_that_hangs_is_stopped_and_named(tmp_path):
+    r, took = run_vm(tmp_path, "hang", "1")
+    assert r.returncode == 1
+    assert "did not start its command within 1s: its boot hung" in r.stderr
+    assert took < 15, took
+    pid = int((tmp_path / "vng.pid").read_text())
+    time.sleep(0.5)
+    assert not Path(f"/proc/{pid}").exists(), "the hung guest was left running"
+
+
+def test_a_started_command_may_outlast_the_boot_timeout(tmp_path):
+    r, took = run_vm(tmp_path, "run", "1")
+    assert r.returncode == 0, r.stderr
+    assert took >= 3
+
+
+def test_a_boot_timeout_that_is_not_a_number_is_refused(tmp_path):
+    r, _ = run_vm(tmp_path, "run", "soon")
+    assert r.returncode == 1
+    assert "LAB_BOOT_TIMEOUT must be a number of seconds, not 'soon'" in r.stderr
+    assert not (tmp_path / "vng.pid").exists(), "a guest was started"
