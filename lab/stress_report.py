@@ -192,6 +192,10 @@ def write(out, seconds=None):
            "peer_uncompared": [f"{t} on {k}" for t, row in sorted(tab.items()) for k, c in row.items()
                                if k != "stock" and c[1] and "stock" not in row],
            "verdict_failures": verdict_failures(res)}
+    # stock is the reference: its failures are reported; the patched kernels' fail the run, a
+    # peer tool's where its cell is below stock's or has nothing to compare with
+    doc["fails_run"] = doc["verdict_failures"] + [f"{x}: below stock" for x in doc["peer_below_stock"]] + \
+        [f"{x}: no stock count (run stock's peer suites into the same OUT)" for x in doc["peer_uncompared"]]
     (out / "report.json").write_text(json.dumps(doc, indent=1))
     md = ["# make stress", ""]
     if seconds:
@@ -215,12 +219,8 @@ def write(out, seconds=None):
     if fails:
         md += ["", "Failed tests (a peer tool's fail the run only where the peer table below marks "
                "its cell):", ""] + [f"- {k} {t}: {f}" for k, t, f in fails]
-    if doc["peer_uncompared"]:
-        md += ["", "Peer tools that failed checks on a patched kernel with no stock count to compare "
-               "(run stock's peer suites into the same OUT):", ""] + [f"- {x}" for x in doc["peer_uncompared"]]
-    verdict = doc["verdict_failures"] + [f"{x}: below stock" for x in doc["peer_below_stock"]] + \
-        [f"{x}: no stock count" for x in doc["peer_uncompared"]]
-    md += ["", "Fails the run: " + ("nothing." if not verdict else ""), ""] + [f"- {x}" for x in verdict]
+    md += ["", "Fails the run: " + ("nothing." if not doc["fails_run"] else ""), ""] + \
+        [f"- {x}" for x in doc["fails_run"]]
     reps = [(k, b["test"]) for k, boots in res.items() for b in boots if b["splats"]]
     if reps:
         md += ["", "Kernel reports (each boot's splats.log):", ""] + [f"- {k}/{t}/splats.log" for k, t in reps]
@@ -253,12 +253,9 @@ def main(argv):
         return 2
     doc = write(out, a.seconds)
     print((out / "report.md").read_text())
-    # stock is the reference: its failures are reported; the patched kernels' fail the run, a
-    # peer tool's where its cell is below stock's or has nothing to compare with
-    bad = doc["verdict_failures"] + doc["peer_below_stock"] + doc["peer_uncompared"]
-    for x in bad:
+    for x in doc["fails_run"]:
         print(f"stress: fails the run: {x}", file=sys.stderr)
-    return 1 if bad else 0
+    return 1 if doc["fails_run"] else 0
 
 
 if __name__ == "__main__":

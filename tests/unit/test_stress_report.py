@@ -124,7 +124,7 @@ def test_peer_failures_shared_with_stock_do_not_fail_the_run(tmp_path):
     boot(tmp_path, "patched", "peer_tools", posix(), rc=1)
     doc = stress_report.write(tmp_path)
     assert doc["boots"]["patched"][0]["peer_failed"] == 1
-    assert doc["verdict_failures"] == [] and doc["peer_below_stock"] == []
+    assert doc["verdict_failures"] == [] and doc["peer_below_stock"] == [] and doc["fails_run"] == []
     assert stress_report.main([str(tmp_path)]) == 0
     assert "Fails the run: nothing." in (tmp_path / "report.md").read_text()
     for k in ("stock", "patched"):
@@ -146,7 +146,10 @@ def test_peer_failures_with_no_stock_to_compare_fail_the_run(tmp_path):
     boot(tmp_path, "patched", "peer_tools", posix(), rc=1)
     doc = stress_report.write(tmp_path)
     assert doc["peer_uncompared"] == ["nfstest_posix v3 on patched"]
+    why = "nfstest_posix v3 on patched: no stock count (run stock's peer suites into the same OUT)"
+    assert doc["fails_run"] == [why]
     assert stress_report.main([str(tmp_path)]) == 1
+    assert f"Fails the run: \n\n- {why}\n" in (tmp_path / "report.md").read_text()
 
 
 def test_boots_a_rerun_may_keep(tmp_path):
