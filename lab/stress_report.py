@@ -6,10 +6,11 @@
 
 OUT/<kernel>/<test>/ holds one boot: guest.log (TAP), rc, splats.log when the kernel reported a
 bug; OUT/bench/raw/ the QUICK benchmarks on the debug kernel (each point a test). Counted per
-boot: TAP tests run, passed, failed, skipped (top-level lines only: an indented
-kselftest's own lines are its parent's), kernel reports, "# bytes verified: N" and "# bytes lost:
-N"; per peer tool and NFS version, the "# peer: TOOL VERS pass=N fail=N skip=N" lines, side by
-side for every kernel, with the cells where a kernel passes less than stock marked.
+boot: TAP tests run, passed, failed, skipped (top-level lines only: an indented kselftest's own
+lines are its parent's), kernel reports, "# bytes verified: N" and "# bytes lost: N", its wall
+time (the boot directory's "seconds" file); per peer tool and NFS version, the "# peer: TOOL
+VERS pass=N fail=N skip=N" lines, side by side for every kernel, with the cells where a kernel
+passes less than stock marked.
 
 A failed TAP line is a peer tool's when a "# peer:" count line follows it before the next one
 (the count line closes the tool's lines). Peer tools fail some checks on stock too, for reasons
@@ -36,8 +37,10 @@ def new_boot(d, test):
     """A boot's counts, all zero, and its guest's exit status (None: it never reported one)."""
     rc = int((d / "rc").read_text().strip() or -1) if (d / "rc").exists() else None
     build = (d / ".build").read_text().strip() if (d / ".build").exists() else None
-    return {"test": test, "rc": rc, "build": build, "run": 0, "passed": 0, "failed": 0, "skipped": 0, "splats": 0,
-            "verified": 0, "lost": 0, "peer": {}, "failures": [], "peer_failed": 0, "plan": None}
+    secs = (d / "seconds").read_text().strip() if (d / "seconds").exists() else ""
+    return {"test": test, "rc": rc, "build": build, "seconds": int(secs) if secs.isdigit() else None,
+            "run": 0, "passed": 0, "failed": 0, "skipped": 0, "splats": 0, "verified": 0, "lost": 0,
+            "peer": {}, "failures": [], "peer_failed": 0, "plan": None}
 
 
 def splats(d):
@@ -134,6 +137,10 @@ def totals(boots):
     t = {key: sum(b[key] for b in boots) for key in keys}
     t["boots"] = len(boots)
     t["boots_failed"] = sum(1 for b in boots if b["rc"] != 0)
+    # the boots' wall time (lab/guest-tests.sh's OUTROOT/<test>/seconds), over those that have it:
+    # a run done in parts across sessions has no other total
+    timed = [b["seconds"] for b in boots if b["seconds"] is not None]
+    t["seconds"], t["boots_timed"] = sum(timed), len(timed)
     # the kernel builds (lab/build.sh's .lab-config stamp) the boots ran on: a run resumed after
     # the series changed mixes them, and its counts are not one kernel's
     t["builds"] = sorted({b["build"] for b in boots if b["build"]})
@@ -182,6 +189,10 @@ def mib(n):
     return f"{n / 2**20:.0f} MiB"
 
 
+def minutes(s):
+    return "-" if s is None else f"{s // 60} min {s % 60} s" if s < 3600 else f"{s // 3600} h {s // 60 % 60} min"
+
+
 def write(out, seconds=None):
     res = collect(out)
     tab, worse, twice = peer_table(res)
@@ -201,20 +212,24 @@ def write(out, seconds=None):
     if seconds:
         md += [f"Took {seconds // 60} min {seconds % 60} s.", ""]
     md += ["| kernel | boots (failed) | tests run | passed | failed | skipped | kernel reports | bytes verified "
-           "| bytes lost |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "| bytes lost | boot time |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for k, t in summary.items():
+        untimed = t["boots"] - t["boots_timed"]
         md.append(f"| {k} | {t['boots']} ({t['boots_failed']}) | {t['run']} | {t['passed']} | {t['failed']} | "
-                  f"{t['skipped']} | {t['splats']} | {mib(t['verified'])} | {t['lost']} |")
+                  f"{t['skipped']} | {t['splats']} | {mib(t['verified'])} | {t['lost']} | "
+                  f"{minutes(t['seconds']) if t['boots_timed'] else '-'}"
+                  f"{f' ({untimed} boot(s) not timed)' if untimed and t['boots_timed'] else ''} |")
     md += [""] + [f"Builds of {k}: " + (", ".join(f"`{x}`" for x in t["builds"]) or "not recorded")
                   + (" (**mixed**: boots of different builds)" if len(t["builds"]) > 1 else "")
                   for k, t in summary.items()]
-    md += ["", "## Boots", "", "| kernel | test | rc | run | passed | failed | skipped | reports | verified | lost |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+    md += ["", "## Boots", "", "| kernel | test | rc | run | passed | failed | skipped | reports | verified | lost "
+           "| time |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for k, boots in res.items():
         for b in boots:
             md.append(f"| {k} | {b['test']} | {b['rc']} | {b['run']} | {b['passed']} | {b['failed']} | "
-                      f"{b['skipped']} | {b['splats']} | {mib(b['verified'])} | {b['lost']} |")
+                      f"{b['skipped']} | {b['splats']} | {mib(b['verified'])} | {b['lost']} | "
+                      f"{minutes(b['seconds'])} |")
     fails = [(k, b["test"], f) for k, boots in res.items() for b in boots for f in b["failures"]]
     if fails:
         md += ["", "Failed tests (a peer tool's fail the run only where the peer table below marks "

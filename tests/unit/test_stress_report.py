@@ -175,3 +175,25 @@ def test_a_patched_boot_cut_short_fails_the_run(tmp_path):
     doc = stress_report.write(tmp_path)
     assert doc["verdict_failures"] == ["patched nfs_load: exit status 1 before the end of its TAP plan"]
     assert stress_report.main([str(tmp_path)]) == 1
+
+
+def test_boot_times_are_shown_and_summed_over_the_boots_that_have_one(tmp_path):
+    """lab/guest-tests.sh and lab/bench.py leave each boot's wall time in its seconds file; a
+    boot from before that (or a garbage file) has none and is counted as not timed."""
+    boot(tmp_path, "patched-debug", "nfs_load", "ok 1 - x\n1..1\n")
+    boot(tmp_path, "patched-debug", "nfs_faults", "ok 1 - x\n1..1\n")
+    boot(tmp_path, "patched-debug", "old", "ok 1 - x\n1..1\n")
+    boot(tmp_path, "patched-debug", "torn", "ok 1 - x\n1..1\n")
+    (tmp_path / "patched-debug" / "nfs_load" / "seconds").write_text("1563\n")
+    (tmp_path / "patched-debug" / "nfs_faults" / "seconds").write_text("4815\n")
+    (tmp_path / "patched-debug" / "torn" / "seconds").write_text("12x\n")
+    boot(tmp_path, "stock", "peer_tools", "ok 1 - x\n1..1\n")
+    doc = stress_report.write(tmp_path)
+    t = doc["totals"]["patched-debug"]
+    assert (t["seconds"], t["boots_timed"]) == (1563 + 4815, 2)
+    assert [b["seconds"] for b in doc["boots"]["patched-debug"]] == [4815, 1563, None, None]
+    md = (tmp_path / "report.md").read_text()
+    assert "| 1 h 46 min (2 boot(s) not timed) |" in md
+    assert "| patched-debug | nfs_load | 0 | 1 | 1 | 0 | 0 | 0 | 0 MiB | 0 | 26 min 3 s |" in md
+    assert "| patched-debug | old | 0 | 1 | 1 | 0 | 0 | 0 | 0 MiB | 0 | - |" in md
+    assert "| stock | 1 (0) | 1 | 1 | 0 | 0 | 0 | 0 MiB | 0 | - |" in md
