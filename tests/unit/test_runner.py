@@ -169,7 +169,6 @@ def test_a_udev_boot_gets_the_udev_dir_and_old_plans_still_match(tmp_path, monke
     assert host_bench.same_setup(old, off) and not host_bench.same_setup(old, comp)
 
 
-
 def test_vm_run_adds_each_boot_s_wall_time_to_its_directory(tmp_path, monkeypatch):
     """make stress's report sums the boots' times: a bench boot directory booted twice (resumed
     after a hang) holds the time of both."""
