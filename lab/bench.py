@@ -181,11 +181,7 @@ def vm_run(kernel, d, guest_argv, what, **env):
     with open(d / "vm.err", "w") as err:
         r = subprocess.run(cmd, env=dict(os.environ, **env), stderr=err)
     sys.stderr.write((d / "vm.err").read_text(errors="replace"))
-    # d/seconds: the wall time of this directory's boots (a resumed one's added), as
-    # lab/guest-tests.sh records it for make stress's report
-    secs = d / "seconds"
-    before = int(secs.read_text()) if secs.exists() and secs.read_text().strip().isdigit() else 0
-    secs.write_text(f"{before + round(time.time() - t0)}\n")
+    # lab/vm.sh adds the boot's wall time to d/seconds (a resumed boot's to the first part's).
     finished = (d / "rc").exists()
     if r.returncode != 0:
         log(f"{what} did not finish cleanly (rc {r.returncode}, {time.time() - t0:.0f}s); "

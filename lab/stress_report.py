@@ -210,7 +210,7 @@ def write(out, seconds=None):
     (out / "report.json").write_text(json.dumps(doc, indent=1))
     md = ["# make stress", ""]
     if seconds:
-        md += [f"Took {seconds // 60} min {seconds % 60} s.", ""]
+        md += [f"Took {minutes(seconds)}.", ""]
     md += ["| kernel | boots (failed) | tests run | passed | failed | skipped | kernel reports | bytes verified "
            "| bytes lost | boot time |",
            "|---|---|---|---|---|---|---|---|---|---|"]

@@ -78,6 +78,11 @@ vrc=$?
 trap - INT TERM HUP
 set -e
 took=$(( $(date +%s) - start ))
+# outdir/seconds: the wall time of this directory's boots, added to by a resumed one, for
+# make stress's report. Written before any exit path, so a guest that hung or timed out counts.
+before=$(cat "$outdir/seconds" 2>/dev/null || true)
+[[ "$before" =~ ^[0-9]+$ ]] || before=0
+echo $(( 10#$before + took )) >"$outdir/seconds"
 if [ ! -f "$outdir/rc" ]; then
 	tail -n 30 "$outdir/console.log" >&2
 	"$LAB_DIR/splat.sh" "$outdir/console.log" "$outdir/splats.log" ||

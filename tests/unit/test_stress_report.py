@@ -178,7 +178,7 @@ def test_a_patched_boot_cut_short_fails_the_run(tmp_path):
 
 
 def test_boot_times_are_shown_and_summed_over_the_boots_that_have_one(tmp_path):
-    """lab/guest-tests.sh and lab/bench.py leave each boot's wall time in its seconds file; a
+    """lab/vm.sh leaves each boot's wall time in its seconds file; a
     boot from before that (or a garbage file) has none and is counted as not timed."""
     boot(tmp_path, "patched-debug", "nfs_load", "ok 1 - x\n1..1\n")
     boot(tmp_path, "patched-debug", "nfs_faults", "ok 1 - x\n1..1\n")
@@ -197,3 +197,49 @@ def test_boot_times_are_shown_and_summed_over_the_boots_that_have_one(tmp_path):
     assert "| patched-debug | nfs_load | 0 | 1 | 1 | 0 | 0 | 0 | 0 MiB | 0 | 26 min 3 s |" in md
     assert "| patched-debug | old | 0 | 1 | 1 | 0 | 0 | 0 | 0 MiB | 0 | - |" in md
     assert "| stock | 1 (0) | 1 | 1 | 0 | 0 | 0 | 0 MiB | 0 | - |" in md
+
+
+def test_the_run_s_time_reads_in_hours_past_one(tmp_path):
+    """make stress runs for hours: "Took 447 min 0 s" is written "Took 7 h 27 min"."""
+    boot(tmp_path, "patched", "nfs_load", "ok 1 - x\n1..1\n")
+    stress_report.write(tmp_path, seconds=7 * 3600 + 27 * 60)
+    assert "Took 7 h 27 min." in (tmp_path / "report.md").read_text()
+    stress_report.write(tmp_path, seconds=125)
+    assert "Took 2 min 5 s." in (tmp_path / "report.md").read_text()
+
+
+@pytest.mark.parametrize("kernels, builds", [
+    ("patched", ["patched"]),
+    ("stock", ["stock"]),
+    ("patched-debug", ["patched debug"]),
+    ("patched-debug patched stock", ["stock", "patched", "patched debug"]),
+])
+def test_stress_builds_only_the_kernels_it_boots(tmp_path, kernels, builds):
+    """STRESS_KERNELS=patched on a fresh machine builds the patched kernel and neither the 14 min
+    stock kernel nor the 28 min debug one. lab/stress.sh runs in a copy of the lab whose build,
+    boot and dependency steps only log their arguments."""
+    import shutil
+    repo = tmp_path / "repo"
+    shutil.copytree(STRESS.parent, repo / "lab")
+    shutil.copytree(STRESS.parents[1] / "tests", repo / "tests")
+    shutil.copytree(STRESS.parents[1] / "patches", repo / "patches")
+    calls = tmp_path / "calls"
+    for step in ("deps.sh", "build.sh", "peer-tools.sh", "guest-tests.sh"):
+        (repo / "lab" / step).write_text(f'#!/bin/bash\necho "{step} $*" >>"{calls}"\n')
+    with open(repo / "lab" / "guest-tests.sh", "a") as f:
+        f.write('mkdir -p "$2/$(basename "$3" .sh)"\n')
+    cache = tmp_path / "cache"
+    for kind in ("stock", "patched", "patched-debug"):
+        (cache / kind / "build").mkdir(parents=True)
+        (cache / kind / "build" / ".lab-config").write_text(f"cfg-{kind}\n")
+    (cache / "venv" / "bin").mkdir(parents=True)
+    (cache / "venv" / "bin" / "python").symlink_to(Path(os.sys.executable))
+    env = dict(os.environ, LAB_CACHE=str(cache), STRESS_KERNELS=kernels, STRESS_ONLY="peer_tools",
+               STRESS_BENCH="0")
+    r = subprocess.run([str(repo / "lab" / "stress.sh"), str(tmp_path / "out")], capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert r.returncode in (0, 1), r.stderr
+    log = calls.read_text().splitlines()
+    assert [c.removeprefix("build.sh ") for c in log if c.startswith("build.sh")] == builds
+    booted = [c.split()[1] for c in log if c.startswith("guest-tests.sh")]
+    assert booted == [k for k in ("patched-debug", "patched", "stock") if k in kernels.split()]

@@ -23,7 +23,7 @@ echo 0 >"$out/rc"
 
 def run_vm(tmp_path, mode, boot_timeout):
     venv = tmp_path / "cache" / "venv" / "bin"
-    venv.mkdir(parents=True)
+    venv.mkdir(parents=True, exist_ok=True)
     (venv / "vng").write_text(FAKE_VNG)
     (venv / "vng").chmod(0o755)
     (tmp_path / "bzImage").write_text("")
@@ -43,6 +43,7 @@ def test_a_boot_that_hangs_is_stopped_and_named(tmp_path):
     pid = int((tmp_path / "vng.pid").read_text())
     time.sleep(0.5)
     assert not Path(f"/proc/{pid}").exists(), "the hung guest was left running"
+    assert int((tmp_path / "out" / "seconds").read_text()) >= 1, "the hung boot was not timed"
 
 
 def test_a_started_command_may_outlast_the_boot_timeout(tmp_path):
@@ -56,3 +57,20 @@ def test_a_boot_timeout_that_is_not_a_number_is_refused(tmp_path):
     assert r.returncode == 1
     assert "LAB_BOOT_TIMEOUT must be a number of seconds, not 'soon'" in r.stderr
     assert not (tmp_path / "vng.pid").exists(), "a guest was started"
+
+
+def test_each_boot_adds_its_wall_time_to_the_directory_s_seconds(tmp_path):
+    """make stress's report sums the boots' times: a directory booted twice (a bench boot
+    resumed after a hang) holds the time of both; a torn seconds file counts as none."""
+    r, _ = run_vm(tmp_path, "run", "10")
+    assert r.returncode == 0, r.stderr
+    first = int((tmp_path / "out" / "seconds").read_text())
+    assert 3 <= first < 30, first
+    r, _ = run_vm(tmp_path, "run", "10")
+    assert r.returncode == 0, r.stderr
+    both = int((tmp_path / "out" / "seconds").read_text())
+    assert both >= first + 3, (first, both)
+    (tmp_path / "out" / "seconds").write_text("12x\n")
+    r, _ = run_vm(tmp_path, "run", "10")
+    assert r.returncode == 0, r.stderr
+    assert 3 <= int((tmp_path / "out" / "seconds").read_text()) < 30
