@@ -37,8 +37,10 @@ def new_boot(d, test):
     """A boot's counts, all zero, and its guest's exit status (None: it never reported one)."""
     rc = int((d / "rc").read_text().strip() or -1) if (d / "rc").exists() else None
     build = (d / ".build").read_text().strip() if (d / ".build").exists() else None
+    lab = (d / "lab-commit").read_text().strip() if (d / "lab-commit").exists() else None
     secs = (d / "seconds").read_text().strip() if (d / "seconds").exists() else ""
-    return {"test": test, "rc": rc, "build": build, "seconds": int(secs) if secs.isdigit() else None,
+    return {"test": test, "rc": rc, "build": build, "lab": lab or None,
+            "seconds": int(secs) if secs.isdigit() else None,
             "run": 0, "passed": 0, "failed": 0, "skipped": 0, "splats": 0, "verified": 0, "lost": 0,
             "peer": {}, "failures": [], "peer_failed": 0, "plan": None}
 
@@ -144,6 +146,9 @@ def totals(boots):
     # the kernel builds (lab/build.sh's .lab-config stamp) the boots ran on: a run resumed after
     # the series changed mixes them, and its counts are not one kernel's
     t["builds"] = sorted({b["build"] for b in boots if b["build"]})
+    # the lab commits (lab/guest-tests.sh's lab-commit) that ran them, and how many boots have none
+    t["labs"] = sorted({b["lab"] for b in boots if b["lab"]})
+    t["boots_without_lab"] = sum(1 for b in boots if not b["lab"])
     return t
 
 
@@ -223,13 +228,17 @@ def write(out, seconds=None):
     md += [""] + [f"Builds of {k}: " + (", ".join(f"`{x}`" for x in t["builds"]) or "not recorded")
                   + (" (**mixed**: boots of different builds)" if len(t["builds"]) > 1 else "")
                   for k, t in summary.items()]
+    md += [""] + [f"Lab commits of {k}: " + (", ".join(f"`{x}`" for x in t["labs"]) or "not recorded")
+                  + (f" ({t['boots_without_lab']} boot(s) not recorded)"
+                     if t["labs"] and t["boots_without_lab"] else "")
+                  for k, t in summary.items()]
     md += ["", "## Boots", "", "| kernel | test | rc | run | passed | failed | skipped | reports | verified | lost "
-           "| time |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| time | lab |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for k, boots in res.items():
         for b in boots:
             md.append(f"| {k} | {b['test']} | {b['rc']} | {b['run']} | {b['passed']} | {b['failed']} | "
                       f"{b['skipped']} | {b['splats']} | {mib(b['verified'])} | {b['lost']} | "
-                      f"{minutes(b['seconds'])} |")
+                      f"{minutes(b['seconds'])} | {b['lab'] or '-'} |")
     fails = [(k, b["test"], f) for k, boots in res.items() for b in boots for f in b["failures"]]
     if fails:
         md += ["", "Failed tests (a peer tool's fail the run only where the peer table below marks "

@@ -10,11 +10,13 @@ import stress_report
 STRESS = Path(__file__).resolve().parents[2] / "lab" / "stress.sh"
 
 
-def boot(out, kernel, test, log, rc=0, splats=None, build=None):
+def boot(out, kernel, test, log, rc=0, splats=None, build=None, lab=None):
     d = out / kernel / test
     d.mkdir(parents=True)
     if build:
         (d / ".build").write_text(f"{build}\n")
+    if lab:
+        (d / "lab-commit").write_text(f"{lab}\n")
     (d / "guest.log").write_text(log)
     (d / "rc").write_text(f"{rc}\n")
     if splats:
@@ -83,6 +85,23 @@ def test_builds_are_named_and_a_mixed_run_is_flagged(tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert "Builds of patched: `cfg-aaa`\n" in md
     assert "Builds of stock: `cfg-s1`, `cfg-s2` (**mixed**" in md
+
+
+def test_the_lab_commit_of_each_boot_is_named(tmp_path):
+    boot(tmp_path, "patched", "a", "ok 1 - x\n1..1\n", lab="0123456789ab")
+    boot(tmp_path, "patched", "b", "ok 1 - x\n1..1\n", lab="ba9876543210+changes")
+    boot(tmp_path, "patched", "c", "ok 1 - x\n1..1\n")
+    boot(tmp_path, "stock", "a", "ok 1 - x\n1..1\n")
+    doc = stress_report.write(tmp_path)
+    assert doc["totals"]["patched"]["labs"] == ["0123456789ab", "ba9876543210+changes"]
+    assert doc["totals"]["patched"]["boots_without_lab"] == 1
+    assert doc["boots"]["patched"][2]["lab"] is None
+    md = (tmp_path / "report.md").read_text()
+    assert ("Lab commits of patched: `0123456789ab`, `ba9876543210+changes` (1 boot(s) not recorded)\n"
+            in md)
+    assert "Lab commits of stock: not recorded\n" in md
+    assert "| patched | a | 0 | 1 | 1 | 0 | 0 | 0 | 0 MiB | 0 | - | 0123456789ab |" in md
+    assert "| stock | a | 0 | 1 | 1 | 0 | 0 | 0 | 0 MiB | 0 | - | - |" in md
 
 
 @pytest.mark.parametrize("var, value, bad, good", [

@@ -74,3 +74,39 @@ def test_each_boot_adds_its_wall_time_to_the_directory_s_seconds(tmp_path):
     r, _ = run_vm(tmp_path, "run", "10")
     assert r.returncode == 0, r.stderr
     assert 3 <= int((tmp_path / "out" / "seconds").read_text()) < 30
+
+
+def test_guest_tests_record_the_lab_commit_of_each_boot(tmp_path):
+    """lab/guest-tests.sh writes the lab's commit into each boot's directory (lab-commit), with
+    "+changes" when lab/ or tests/ differ from it, for the stress report to name. It runs in a git
+    copy of the lab whose boot and udev steps are stand-ins."""
+    import shutil
+    repo = tmp_path / "repo"
+    shutil.copytree(LAB, repo / "lab")
+    shutil.copytree(LAB.parent / "patches", repo / "patches")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "t.sh").write_text("#!/bin/bash\n")
+    (repo / "lab" / "vm.sh").write_text('#!/bin/bash\necho "ok 1 - x" >"$2/guest.log"\n')
+    (repo / "lab" / "udev.sh").write_text("#!/bin/bash\necho /nowhere\n")
+    gen = tmp_path / "cache" / "patched" / "build" / "include" / "generated"
+    gen.mkdir(parents=True)
+    (gen / "utsrelease.h").write_text('#define UTS_RELEASE "6.12.117"\n')
+    (gen / "utsversion.h").write_text('#define UTS_VERSION "#1"\n')
+    git = ["git", "-C", str(repo), "-c", "user.name=lab", "-c", "user.email=lab@localhost"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "lab"], check=True)
+    head = subprocess.run(git + ["rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    env = dict(os.environ, LAB_CACHE=str(tmp_path / "cache"))
+
+    def run():
+        r = subprocess.run([str(repo / "lab" / "guest-tests.sh"), "patched", str(tmp_path / "out"),
+                            str(repo / "tests" / "t.sh")], capture_output=True, text=True, env=env,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        return (tmp_path / "out" / "t" / "lab-commit").read_text().strip()
+
+    assert run() == head
+    (repo / "tests" / "t.sh").write_text("#!/bin/bash\ntrue\n")
+    assert run() == f"{head}+changes"
