@@ -18,11 +18,18 @@ the results explain; on a patched kernel such a failure fails the run only where
 below stock's (fewer passed or more failed) or has no stock cell to compare with. Any other
 failed line, a kernel report, a lost byte, or a boot that did not run to the end of its TAP
 plan fails the run on a patched kernel.
+
+The report also names the boots a full `make stress` makes that OUT does not hold yet, per
+kernel (the lists of lab/stress.sh, read from the repository: tests/guest, tests/stress,
+lab/scenarios), and, where a kernel's boots ran on more than one build, which boots ran on
+which: a run done in parts is complete when nothing is left to run and no kernel is mixed.
+These do not change the exit status (STRESS_ONLY and STRESS_KERNELS leave boots out on purpose).
 """
 import argparse
 import json
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 TAP = re.compile(r"^(ok|not ok) \d+ - (.*)$")
@@ -31,6 +38,7 @@ PEER = re.compile(r"^# peer: (\S+) (\S+) pass=(\d+) fail=(\d+) skip=(\d+)")
 BYTES = re.compile(r"^# bytes (verified|lost): (\d+)")
 SPLATS = re.compile(r"^# (\d+) kernel report line")
 KERNELS = ("stock", "patched", "patched-debug")
+REPO = Path(__file__).resolve().parents[1]
 
 
 def new_boot(d, test):
@@ -134,6 +142,40 @@ def collect(out):
     return res
 
 
+def expected(repo=REPO):
+    """{kernel: [test]}: the boots of a full `make stress` (lab/stress.sh): on the debug kernel
+    every in-guest test but make check's short forms, every stress suite and the QUICK
+    benchmark of each scenario that boots the patched kernel ("bench SCENARIO"); on the patched
+    kernel the stress suites; on stock the peer tools."""
+    guest = sorted(p.stem for p in (repo / "tests" / "guest").glob("*.sh") if not p.stem.endswith("_short"))
+    stress = sorted(p.stem for p in (repo / "tests" / "stress").glob("*.sh"))
+    bench = []
+    for sc in sorted((repo / "lab" / "scenarios").glob("*.toml")):
+        try:
+            kernels = tomllib.loads(sc.read_text()).get("kernels", ["stock", "patched"])
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            kernels = ["patched"]  # bench.py names the error when it runs it
+        if "patched" in kernels:
+            bench.append(f"bench {sc.stem}")
+    return {"patched-debug": guest + stress + bench, "patched": stress,
+            "stock": [t for t in stress if t.startswith("peer_")]}
+
+
+def not_run(res, repo=REPO):
+    """{kernel: [test]}: what a full run would boot that OUT does not hold."""
+    have = {k: {" ".join(b["test"].split()[:2]) for b in res.get(k, [])} for k in KERNELS}
+    miss = {k: [t for t in tests if t not in have[k]] for k, tests in expected(repo).items()}
+    return {k: v for k, v in miss.items() if v}
+
+
+def by_build(boots):
+    """{build: [test]} of a kernel's boots (None: not recorded)."""
+    out = {}
+    for b in boots:
+        out.setdefault(b["build"], []).append(b["test"])
+    return out
+
+
 def totals(boots):
     keys = ("run", "passed", "failed", "skipped", "splats", "verified", "lost")
     t = {key: sum(b[key] for b in boots) for key in keys}
@@ -198,7 +240,7 @@ def minutes(s):
     return "-" if s is None else f"{s // 60} min {s % 60} s" if s < 3600 else f"{s // 3600} h {s // 60 % 60} min"
 
 
-def write(out, seconds=None):
+def write(out, seconds=None, repo=REPO):
     res = collect(out)
     tab, worse, twice = peer_table(res)
     summary = {k: totals(v) for k, v in res.items()}
@@ -212,6 +254,9 @@ def write(out, seconds=None):
     # peer tool's where its cell is below stock's or has nothing to compare with
     doc["fails_run"] = doc["verdict_failures"] + [f"{x}: below stock" for x in doc["peer_below_stock"]] + \
         [f"{x}: no stock count (run stock's peer suites into the same OUT)" for x in doc["peer_uncompared"]]
+    doc["not_run"] = not_run(res, repo)
+    doc["mixed"] = {k: by_build(v) for k, v in res.items() if len(summary[k]["builds"]) > 1}
+    doc["complete"] = not doc["not_run"] and not doc["mixed"]
     (out / "report.json").write_text(json.dumps(doc, indent=1))
     md = ["# make stress", ""]
     if seconds:
@@ -245,6 +290,17 @@ def write(out, seconds=None):
                "its cell):", ""] + [f"- {k} {t}: {f}" for k, t, f in fails]
     md += ["", "Fails the run: " + ("nothing." if not doc["fails_run"] else ""), ""] + \
         [f"- {x}" for x in doc["fails_run"]]
+    md += ["", "Complete: " + ("yes: every boot of a full `make stress`, each kernel's on one build."
+                               if doc["complete"] else "no.")]
+    if doc["not_run"]:
+        md += ["", "Not run yet (a full `make stress` boots these; `STRESS_ONLY` or `STRESS_KERNELS` "
+               "left them out, or a run stopped before them):", ""]
+        md += [f"- {k}: {', '.join(tests)}" for k, tests in doc["not_run"].items()]
+    if doc["mixed"]:
+        md += ["", "Boots by build, where a kernel's ran on more than one (a full run reruns those not of "
+               "the build it boots):", ""]
+        md += [f"- {k} `{bd or 'not recorded'}`: {', '.join(tests)}"
+               for k, builds in doc["mixed"].items() for bd, tests in builds.items()]
     reps = [(k, b["test"]) for k, boots in res.items() for b in boots if b["splats"]]
     if reps:
         md += ["", "Kernel reports (each boot's splats.log):", ""] + [f"- {k}/{t}/splats.log" for k, t in reps]

@@ -262,3 +262,69 @@ def test_stress_builds_only_the_kernels_it_boots(tmp_path, kernels, builds):
     assert [c.removeprefix("build.sh ") for c in log if c.startswith("build.sh")] == builds
     booted = [c.split()[1] for c in log if c.startswith("guest-tests.sh")]
     assert booted == [k for k in ("patched-debug", "patched", "stock") if k in kernels.split()]
+
+
+def fake_repo(root):
+    """A repository with two in-guest tests (and a short form), two stress suites, a scenario
+    that boots the patched kernel and one that boots stock only."""
+    for f in ("tests/guest/a.sh", "tests/guest/a_short.sh", "tests/guest/b.sh", "tests/stress/peer_x.sh",
+              "tests/stress/nfs_y.sh"):
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("#!/bin/bash\n")
+    (root / "lab" / "scenarios").mkdir(parents=True)
+    (root / "lab" / "scenarios" / "s1.toml").write_text('kernels = ["stock", "patched"]\n')
+    (root / "lab" / "scenarios" / "s2.toml").write_text('kernels = ["stock"]\n')
+    (root / "lab" / "scenarios" / "s3.toml").write_text('family = "nfs-read"\n')
+    return root
+
+
+def bench_boot(out, scenario):
+    d = out / "bench" / "raw" / scenario / "patched-1"
+    d.mkdir(parents=True)
+    (d / "rc").write_text("0\n")
+    (d / "results.jsonl").write_text('{"id": "p1"}\n')
+
+
+def test_the_boots_a_full_run_still_lacks_are_named(tmp_path):
+    repo, out = fake_repo(tmp_path / "repo"), tmp_path / "out"
+    assert stress_report.expected(repo) == {
+        "patched-debug": ["a", "b", "nfs_y", "peer_x", "bench s1", "bench s3"],
+        "patched": ["nfs_y", "peer_x"], "stock": ["peer_x"]}
+    ok = "ok 1 - x\n1..1\n"
+    boot(out, "patched-debug", "a", ok, build="d1")
+    boot(out, "patched", "nfs_y", ok, build="p1")
+    bench_boot(out, "s1")
+    doc = stress_report.write(out, repo=repo)
+    assert doc["not_run"] == {"patched-debug": ["b", "nfs_y", "peer_x", "bench s3"],
+                              "patched": ["peer_x"], "stock": ["peer_x"]}
+    assert not doc["complete"] and doc["fails_run"] == []
+    md = (out / "report.md").read_text()
+    assert "Complete: no." in md
+    assert "- patched-debug: b, nfs_y, peer_x, bench s3\n" in md and "- stock: peer_x\n" in md
+    # what is left out does not fail the run: STRESS_ONLY and STRESS_KERNELS do it on purpose
+    assert stress_report.main([str(out)]) == 0
+
+
+def test_a_run_is_complete_only_with_every_boot_on_one_build(tmp_path):
+    repo, out = fake_repo(tmp_path / "repo"), tmp_path / "out"
+    ok = "ok 1 - x\n1..1\n"
+    for t in ("a", "b", "nfs_y", "peer_x"):
+        boot(out, "patched-debug", t, ok, build="d1" if t != "b" else "d0")
+    for t in ("nfs_y", "peer_x"):
+        boot(out, "patched", t, ok, build="p1")
+    boot(out, "stock", "peer_x", ok, build="s1")
+    for s in ("s1", "s3"):
+        bench_boot(out, s)
+    doc = stress_report.write(out, repo=repo)
+    assert doc["not_run"] == {}
+    bench = ["bench s1 patched-1", "bench s3 patched-1"]
+    assert doc["mixed"] == {"patched-debug": {"d0": ["b"], "d1": ["a", "nfs_y", "peer_x"], None: bench}}
+    assert not doc["complete"]
+    md = (out / "report.md").read_text()
+    assert "- patched-debug `d0`: b\n" in md and "- patched-debug `not recorded`: bench s1" in md
+    boot(out, "patched-debug", "b2", ok, build="d1")
+    (out / "patched-debug" / "b").rename(out / "old-b")
+    (out / "patched-debug" / "b2").rename(out / "patched-debug" / "b")
+    doc = stress_report.write(out, repo=repo)
+    assert doc["mixed"] == {} and doc["complete"]  # benchmark boots record no build stamp
+    assert "Complete: yes" in (out / "report.md").read_text()
