@@ -272,9 +272,9 @@ def fake_repo(root):
         (root / f).parent.mkdir(parents=True, exist_ok=True)
         (root / f).write_text("#!/bin/bash\n")
     (root / "lab" / "scenarios").mkdir(parents=True)
-    (root / "lab" / "scenarios" / "s1.toml").write_text('kernels = ["stock", "patched"]\n')
-    (root / "lab" / "scenarios" / "s2.toml").write_text('kernels = ["stock"]\n')
-    (root / "lab" / "scenarios" / "s3.toml").write_text('family = "nfs-read"\n')
+    (root / "lab" / "scenarios" / "s1.toml").write_text('description = "x"\nkernels = ["stock", "patched"]\n')
+    (root / "lab" / "scenarios" / "s2.toml").write_text('description = "x"\nkernels = ["stock"]\n')
+    (root / "lab" / "scenarios" / "s3.toml").write_text('description = "x"\nfamily = "nfs-read"\n')
     return root
 
 
