@@ -6,6 +6,10 @@
 AFTER_S: count only the windows decided that many seconds after the first one (the streams
 long under way, as local-streams-steady.toml measures them after its warm-up); the windows
 before it still say what a thrashed page was read in.
+
+A thrashed page in a window read two windows ahead is also classed by what the stream decided
+at that window's marker (its first page): turned short of memory there (and read its next
+window one ahead while this one waited unread), stayed two ahead, or never got there.
 """
 import collections
 import lzma
@@ -60,6 +64,31 @@ def main():
               f"before the miss, {len(ages)} of {by['thrash']} matched")
     for k, n in kinds.most_common():
         print(f"  thrashed page in a {k[0]} window, {k[1]}, {k[2]}: {n}")
+    # A window read two ahead whose page thrashed: what the stream decided at that window's own
+    # marker (its first page), where the reader submitted the next window and waited for the
+    # disk with this one cached and unread.
+    per = collections.defaultdict(list)
+    for e in sorted(history, key=lambda e: float(e["timestamp"])):
+        per[e["ino"]].append(e)
+    at_marker = collections.Counter()
+    for lst in per.values():
+        for i, e in enumerate(lst):
+            if e["pattern"] != "thrash" or float(e["timestamp"]) < after:
+                continue
+            w = next((p for p in reversed(lst[:i])
+                      if p["ra_start"] <= e["req_index"] < p["ra_start"] + p["ra_size"]), None)
+            if w is None or w["ra_async_size"] == 1 or w["ra_size"] <= 1:
+                continue
+            d = next((p for p in lst[lst.index(w) + 1:i]
+                      if p["req_index"] == w["ra_start"] and p["pattern"] != "thrash"), None)
+            if d is None:
+                at_marker["(none: not reached before the miss)"] += 1
+            elif d["ra_async_size"] == 1 and d["ra_size"] > 1:
+                at_marker["the stream turned short of memory"] += 1
+            else:
+                at_marker["the stream stayed two windows ahead"] += 1
+    for k, n in at_marker.most_common():
+        print(f"  thrashed in a window read two ahead; at its marker {k}: {n}")
     # Time between a stream's consecutive async submissions (its cycle).
     gaps = []
     for k, lst in last.items():
