@@ -42,21 +42,35 @@ def main():
         print(f"  {p:11s} {c:6d} windows, {pages[p]:7d} pages read; sizes {top}")
     # Thrash: when was the window that held the page submitted (last event of the stream whose
     # window covered it), and how long ago.
+    # A window read two ahead whose page thrashed is also classed by what the stream decided at
+    # that window's own marker (its first page), where the reader submitted the next window and
+    # waited for the disk with this one cached and unread.
     last = collections.defaultdict(list)
     ages = []
     kinds = collections.Counter()
+    at_marker = collections.Counter()
     for e in sorted(history, key=lambda e: float(e["timestamp"])):
         k = e["ino"]
         t = float(e["timestamp"])
         if e["pattern"] == "thrash" and t >= after:
             idx = e["req_index"]
-            for (ts, st, sz, asz, pat) in reversed(last[k]):
+            for j in range(len(last[k]) - 1, -1, -1):
+                ts, st, sz, asz, pat, _ = last[k][j]
                 if st <= idx < st + sz:
                     ages.append(t - ts)
                     kinds[(pat, "lookahead 1" if asz == 1 else "lookahead > 1",
                            "first page" if idx == st else "later page")] += 1
+                    if asz != 1 and sz > 1:
+                        d = next((x for x in last[k][j + 1:] if x[5] == st and x[4] != "thrash"), None)
+                        if d is None:
+                            at_marker["(none: not reached before the miss)"] += 1
+                        elif d[3] == 1 and d[2] > 1:
+                            at_marker["the stream turned short of memory"] += 1
+                        else:
+                            at_marker["the stream stayed two windows ahead"] += 1
                     break
-        last[k].append((t, e["ra_start"], e["ra_size"], e["ra_async_size"], e["pattern"]))
+        last[k].append((t, e["ra_start"], e["ra_size"], e["ra_async_size"], e["pattern"],
+                        e["req_index"]))
     if ages:
         ages.sort()
         q = lambda p: ages[min(len(ages) - 1, int(p * len(ages)))]  # noqa: E731
@@ -64,29 +78,6 @@ def main():
               f"before the miss, {len(ages)} of {by['thrash']} matched")
     for k, n in kinds.most_common():
         print(f"  thrashed page in a {k[0]} window, {k[1]}, {k[2]}: {n}")
-    # A window read two ahead whose page thrashed: what the stream decided at that window's own
-    # marker (its first page), where the reader submitted the next window and waited for the
-    # disk with this one cached and unread.
-    per = collections.defaultdict(list)
-    for e in sorted(history, key=lambda e: float(e["timestamp"])):
-        per[e["ino"]].append(e)
-    at_marker = collections.Counter()
-    for lst in per.values():
-        for i, e in enumerate(lst):
-            if e["pattern"] != "thrash" or float(e["timestamp"]) < after:
-                continue
-            w = next((p for p in reversed(lst[:i])
-                      if p["ra_start"] <= e["req_index"] < p["ra_start"] + p["ra_size"]), None)
-            if w is None or w["ra_async_size"] == 1 or w["ra_size"] <= 1:
-                continue
-            d = next((p for p in lst[lst.index(w) + 1:i]
-                      if p["req_index"] == w["ra_start"] and p["pattern"] != "thrash"), None)
-            if d is None:
-                at_marker["(none: not reached before the miss)"] += 1
-            elif d["ra_async_size"] == 1 and d["ra_size"] > 1:
-                at_marker["the stream turned short of memory"] += 1
-            else:
-                at_marker["the stream stayed two windows ahead"] += 1
     for k, n in at_marker.most_common():
         print(f"  thrashed in a window read two ahead; at its marker {k}: {n}")
     # Time between a stream's consecutive async submissions (its cycle).
