@@ -17,7 +17,9 @@ client  the mount's bdi: strict_limit = 1, min_bytes = max_bytes = client.dirty.
         its background writeback stops at half of it, as on a client whose vm.dirty_bytes is
         client.dirty (background at half). One difference: on a real client background
         writeback also starts at half; here it starts when the writers are first throttled
-        (three quarters) or at the flusher's next periodic wakeup.
+        (three quarters) or at the flusher's next periodic wakeup (client.writeback_cs:
+        vm.dirty_writeback_centisecs for the point; 1 wakes the flusher every 10 ms, which
+        then starts it within 10 ms of crossing half, as a global threshold would).
 server  server.dirty_mb = 0 ("idle"): global vm.dirty_bytes 8 GiB, background 4 GiB, and the
         disk's bdi gets min_bytes 2 GiB, so its background threshold stays above anything a
         client sends between COMMITs: only COMMITs (and the 30 s expiry) write the disk, as on
@@ -38,6 +40,7 @@ NEEDS = ("disk", "nfs", "link")
 PATTERNS = ("write", "randwrite")
 GLOBAL_DIRTY = 8 << 30          # vm.dirty_bytes while the lab runs: the server's, when idle
 GLOBAL_BG = 4 << 30             # vm.dirty_background_bytes
+WRITEBACK_CS = 500              # vm.dirty_writeback_centisecs between points (the kernel's default)
 IDLE_SERVER_MIN = 2 << 30       # min_bytes of the disk's bdi when the server is idle
 IDLE_BPS = 1e6                  # a link or disk moving less than this is idle
 TABLES = {
@@ -53,6 +56,11 @@ TABLES = {
         "wsize_kb": Choice(1024, (4, 8, 16, 32, 64, 128, 256, 512, 1024), doc="wsize (and rsize), KiB"),
         "dirty": Size("100m", 256 << 10, 4 << 30, doc="the client's dirty threshold (the seed's vm.dirty_bytes; "
                       "background at half): dirty plus unstable pages of the mount"),
+        "writeback_cs": Int(500, 1, 6000, doc="vm.dirty_writeback_centisecs while the point runs (500, the "
+                            "kernel's default): the flusher's periodic wakeup, which on the lab's strict-limit "
+                            "mount is also when its background writeback starts below the writers' freerun "
+                            "ceiling; 1 (every 10 ms) starts it near half the threshold, as a client's global "
+                            "threshold does"),
     },
     "workload": {
         "writers": Int(1, 1, 64, doc="concurrent writers, each of its own file (the seed's dd processes)"),
@@ -145,6 +153,7 @@ def set_limits(env, cfg, nfs_bdi, disk_bdi):
     srv = cfg["server"]["dirty_mb"] << 20
     got_srv = bdi_limit(env, disk_bdi, srv or IDLE_SERVER_MIN, strict=bool(srv))
     got_cli = bdi_limit(env, nfs_bdi, bytes_of(cfg["client"]["dirty"]), strict=True)
+    env.write("/proc/sys/vm/dirty_writeback_centisecs", cfg["client"]["writeback_cs"])
     return got_cli, got_srv
 
 
@@ -220,8 +229,11 @@ def run_point(env, cfg):
     bdis = env.bdis()
     got_cli, got_srv = set_limits(env, cfg, c.bdi(), f"/sys/class/bdi/{bdis['disk']}")
     t0 = time.monotonic()
-    with env.measure() as d:
-        job = env.fio(fio_write(c.mnt, wl), cgroup=False)["jobs"][0]["write"]
+    try:
+        with env.measure() as d:
+            job = env.fio(fio_write(c.mnt, wl), cgroup=False)["jobs"][0]["write"]
+    finally:
+        env.write("/proc/sys/vm/dirty_writeback_centisecs", WRITEBACK_CS)
     wall = time.monotonic() - t0
     total = job["io_bytes"]
     row = dict(d)

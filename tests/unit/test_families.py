@@ -464,6 +464,7 @@ family = "nfs-writeback"
 dirty_mb = [0, 100]
 [client]
 dirty = ["1m", "1g"]
+writeback_cs = 1
 [workload]
 writers = 2
 seconds = 5
@@ -478,11 +479,12 @@ def test_nfs_writeback_point_sets_both_sides_limits(tmp_path):
     assert cfg["client"]["dirty"] == "1m" and cfg["server"]["dirty_mb"] == 0
     env = FakeEnv([fio_json(write={"io_bytes": 64 << 20, "runtime": 5000})],
                   [{"nfs_write_ops": 64, "nfs_server_write_bytes": 64 << 20, "nfs_commit_ops": 4}])
-    order = []
+    order, log = [], []
     real_write = env.write
 
     def write(path, value):
         order.append(path)
+        log.append((path, value))
         real_write(path, value)
     env.write = write
     row = wb.run_point(env, cfg)
@@ -499,6 +501,9 @@ def test_nfs_writeback_point_sets_both_sides_limits(tmp_path):
     assert "--numjobs=2" in args and "--time_based" in args and "--runtime=5" in args
     assert "--size=32m" in args and "--end_fsync=1" in args and env.fio_calls[0]["cgroup"] is False
     assert row["mean_write_kb"] == 1024.0 and row["mean_commit_kb"] == 16 * 1024.0
+    # The flusher's interval is the scenario's during the point, the kernel's default after it.
+    wbcs = [v for p, v in log if p == "/proc/sys/vm/dirty_writeback_centisecs"]
+    assert wbcs == [1, wb.WRITEBACK_CS] and order.index("/proc/sys/vm/dirty_writeback_centisecs") < len(order) - 1
     # The fake bdi reads back what was written: no check fails.
     assert row["checks"] == []
 
