@@ -142,7 +142,8 @@ umount $X
 # lock for about 8 s when nfsd's laundrette closes the NFSv3 file 2-4 s after its last WRITE
 # (the retries go on for 10 s): the read copies into a shared mapping of a block device whose
 # every request takes 500 ms, so each page fault of the copy waits for the device with the
-# lock held.
+# lock held. The reader starts (and maps the device) before the WRITEs and reads once they
+# are done: on the debug kernel Python's start alone took longer than the laundrette's delay.
 S=/srv/xslow
 lab_nullb labxslow 512
 lab_nullb labslowb 16 500000000
@@ -152,17 +153,23 @@ exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=8 10.9.0.0/16:$S
 echo >/sys/kernel/tracing/trace
 echo 1 >$T/nfsd_prealloc_release/enable
 in_cli mount -t nfs -o vers=3,nolock "$SRV_IP:$S" "$MNT"
-in_cli dd if=/dev/zero of="$MNT/xr" bs=256k count=16 oflag=dsync status=none
-ok $? "XFS: another 4 MiB stream of stable WRITEs"
-python3 - "$S/xr" /dev/labslowb <<'PY' &
+go=$(mktemp -u) && mkfifo "$go"
+python3 - "$S/xr" /dev/labslowb "$go" <<'PY' &
 import mmap, os, sys, time
-src = os.open(sys.argv[1], os.O_RDONLY)
 buf = mmap.mmap(os.open(sys.argv[2], os.O_RDWR), 4 << 20, mmap.MAP_SHARED)
+with open(sys.argv[3]) as go:
+    go.read()
+src = os.open(sys.argv[1], os.O_RDONLY)
 t = time.monotonic()
 os.readv(src, [buf])
 print(f"# the reader held the inode lock {time.monotonic() - t:.1f} s")
 PY
 reader=$!
+in_cli dd if=/dev/zero of="$MNT/xr" bs=256k count=16 oflag=dsync status=none
+ok $? "XFS: another 4 MiB stream of stable WRITEs"
+# (not blocking for good on the FIFO should the reader have died before opening it)
+timeout 30 sh -c 'echo go >"$1"' sh "$go" || diag "the reader was not there to start"
+rm -f "$go"
 umount "$MNT"
 wait $reader
 for _ in $(seq 20); do
