@@ -552,6 +552,12 @@ def test_nfs_writeback_refuses_more_writers_than_data(tmp_path):
         cfg_of(tmp_path, WRITEBACK.replace("writers = 2", "writers = 64").replace("data_mb = 64", "data_mb = 32"))
 
 
+def test_nfs_writeback_refuses_a_flusher_interval_out_of_range(tmp_path):
+    for bad in ("0", "6001", '"10ms"'):
+        with pytest.raises(scenario.ScenarioError, match="client.writeback_cs"):
+            cfg_of(tmp_path, WRITEBACK.replace("writeback_cs = 1", f"writeback_cs = {bad}"))
+
+
 def test_above_link_takes_the_nominal_rate_when_iperf3_came_out_low():
     from families import above_link, rate_mbps
     assert rate_mbps("1gbit") == 125.0 and rate_mbps("100mbit") == 12.5 and rate_mbps("none") is None
