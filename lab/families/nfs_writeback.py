@@ -56,8 +56,8 @@ TABLES = {
         "wsize_kb": Choice(1024, (4, 8, 16, 32, 64, 128, 256, 512, 1024), doc="wsize (and rsize), KiB"),
         "dirty": Size("100m", 256 << 10, 4 << 30, doc="the client's dirty threshold (the seed's vm.dirty_bytes; "
                       "background at half): dirty plus unstable pages of the mount"),
-        "writeback_cs": Int(500, 1, 6000, doc="vm.dirty_writeback_centisecs while the point runs (500, the "
-                            "kernel's default): the flusher's periodic wakeup, which on the lab's strict-limit "
+        "writeback_cs": Int(WRITEBACK_CS, 1, 6000, doc="vm.dirty_writeback_centisecs while the point runs (500, "
+                            "the kernel's default): the flusher's periodic wakeup, which on the lab's strict-limit "
                             "mount is also when its background writeback starts below the writers' freerun "
                             "ceiling; 1 (every 10 ms) starts it near half the threshold, as a client's global "
                             "threshold does"),
