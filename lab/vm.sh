@@ -1,7 +1,7 @@
 #!/bin/bash
 # vm: boot a lab kernel under QEMU (virtme-ng) and run one command in the guest.
 #
-#   vm.sh KIND|BZIMAGE OUTDIR CMD [ARG...]     (KIND: stock, patched, or a variant: patched-ra512)
+#   vm.sh KIND|BZIMAGE OUTDIR CMD [ARG...]     (KIND: stock, patched, or a variant: patched-ra128)
 #
 # The guest sees the host's root read-only (9p + tmpfs overlays) and OUTDIR read-write.
 # CMD's output goes to OUTDIR/guest.log and its exit status to OUTDIR/rc, which this script
