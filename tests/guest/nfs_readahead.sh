@@ -141,7 +141,6 @@ umount "$MNT"
 # CONFIG_READAHEAD_DEFAULT_KB (512 KiB in the series) and faults read around 128 KiB.
 echo 0 >"$P"
 lab_mount 4.2 rsize=1048576
-is "$(cat "$(lab_bdi "$MNT")/read_ahead_kb")" $VM_KB "multiple 0: read_ahead_kb is the VM default, $VM_KB"
 is "$(cat "$(lab_bdi "$MNT")/read_around_kb")" 128 "multiple 0: read_around_kb is the VM's 128"
 umount "$MNT"
 echo 4 >"$P"
