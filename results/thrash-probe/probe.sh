@@ -1,7 +1,10 @@
 #!/bin/bash
 # 300 slow streams in a 96 MiB cgroup (fio's setup outside it) on the HDD-like null_blk:
 # every readahead decision of every stream, the cgroup's memory.stat and the readers blocked
-# waiting for a request slot, every 2 s. Writes to $1 (the vm.sh OUTDIR).
+# waiting for a request slot, every 2 s. Writes to $1 (the vm.sh OUTDIR). BLK=1 traces the page
+# cache and the block layer as well: every page added to and deleted from the disk's page cache
+# (mm_filemap_*), every bio queued, request got, issued and completed (block_*), in a 1 GiB
+# buffer per CPU; timeline.py reads that trace.
 set -eu
 out=$1
 . /work/main/lab/guest/lib.sh
@@ -23,12 +26,17 @@ mkdir -p /sys/fs/cgroup; mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 mkdir /sys/fs/cgroup/w; echo "${MEM}M" >/sys/fs/cgroup/w/memory.max
 T=/sys/kernel/tracing
+if [ "${BLK:-0}" = 1 ]; then
+	for e in filemap/mm_filemap_add_to_page_cache filemap/mm_filemap_delete_from_page_cache block/block_bio_queue block/block_getrq block/block_rq_issue block/block_rq_complete; do [ -d $T/events/$e ] && echo 1 >$T/events/$e/enable || echo "no event $e"; done
+	sdev=$(( ($(stat -c %d /srv/x/s/s.0) >> 8 << 20) | ($(stat -c %d /srv/x/s/s.0) & 255) ))
+	for e in mm_filemap_add_to_page_cache mm_filemap_delete_from_page_cache; do echo "s_dev == $sdev" >$T/events/filemap/$e/filter; done
+fi
 if [ -d $T/events/readahead/page_cache_ra_pattern ]; then
 	echo "dev == $(( ($(stat -c %d /srv/x/s/s.0) >> 8 << 20) | ($(stat -c %d /srv/x/s/s.0) & 255) ))" \
 		>$T/events/readahead/page_cache_ra_pattern/filter 2>/dev/null || true
 	echo 1 >$T/events/readahead/page_cache_ra_pattern/enable
 fi
-echo 262144 >$T/buffer_size_kb
+if [ "${BLK:-0}" = 1 ]; then echo 1048576; else echo 262144; fi >$T/buffer_size_kb
 echo 0 >/sys/kernel/debug/readahead/stats 2>/dev/null || true
 grep -E "workingset_refault_file|pgpgin" /proc/vmstat >"$out/vmstat.before"
 fio --name=s --directory=/srv/x/s --filename_format='s.$jobnum' --numjobs="$N" --thread \
@@ -50,6 +58,7 @@ echo $pid >/sys/fs/cgroup/w/cgroup.procs
 ) >"$out/samples.txt" 2>&1 &
 wait $pid || true
 echo 0 >$T/events/readahead/page_cache_ra_pattern/enable 2>/dev/null || true
+if [ "${BLK:-0}" = 1 ]; then echo 0 >$T/events/enable; cat $T/per_cpu/cpu*/stats | grep -i overrun; fi
 echo "fio: $(cut -d';' -f7 /tmp/fio.out) KB/s"
 grep -E "workingset_refault_file|pgpgin" /proc/vmstat
 cat /sys/kernel/debug/readahead/stats 2>/dev/null || true

@@ -5,7 +5,7 @@ added to and deleted from the page cache after it, and what the reader's thread 
 block layer meanwhile (bio queued, request got, issued, completed); then a count of the
 cases, and how long the thrashed pages had been cached when reclaim took them.
 
-    timeline.py TRACE [AFTER_S [N_PRINTED]]   (probe-blk.sh's trace.txt)"""
+    timeline.py TRACE [AFTER_S [N_PRINTED]]   (the trace.txt of probe.sh run with BLK=1)"""
 import collections, re, sys, lzma
 
 LINE = re.compile(r"^\s*(\S+)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+):\s+(\w+):\s+(.*)$")
