@@ -48,6 +48,12 @@ def lab_env(var):
                           capture_output=True, text=True, check=True).stdout.strip()
 
 
+def lab_commit():
+    """The lab's commit as lib.sh's lab_commit gives it (with "+changes" for a dirty lab)."""
+    return subprocess.run(["bash", "-c", f". {LAB}/lib.sh; lab_commit"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
 def build_name(kind):
     """The lab/build.sh directory that kind boots from (patched-VARIANT under --variant)."""
     return f"{kind}-{VARIANT}" if VARIANT and kind == "patched" else kind
@@ -257,6 +263,7 @@ def main(argv):
         "variant": VARIANT,
         "scenarios": {s.name: s.path for s in scs},
         "families": {s.name: s.family for s in scs},
+        "lab_commit": lab_commit(),
     })
     meta_path.write_text(json.dumps(meta, indent=1))
 

@@ -18,13 +18,9 @@ version=$(sed -n 's/^#define UTS_VERSION "\(.*\)"/\1/p' "$gen/utsversion.h")
 # Debian's udevd and the companion nfsrahead, for the tests that run udev (cached after once).
 udev=$("$LAB_DIR/udev.sh")
 
-# The lab's commit, recorded with each boot (OUTROOT/<name>/lab-commit): a run resumed in parts
-# keeps boots by their kernel build, and the report names the lab code each one ran;
-# "+changes" when lab/ or tests/ differ from that commit.
-lab_commit=$(git -C "$REPO_DIR" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-if [ "$lab_commit" != unknown ] && [ -n "$(git -C "$REPO_DIR" status --porcelain -- lab tests 2>/dev/null)" ]; then
-	lab_commit+=+changes
-fi
+# The lab's commit (lib.sh), recorded with each boot (OUTROOT/<name>/lab-commit): a run resumed
+# in parts keeps boots by their kernel build, and the report names the lab code each one ran.
+commit=$(lab_commit)
 
 failed=()
 for t in "$@"; do
@@ -32,7 +28,7 @@ for t in "$@"; do
 	out=$outroot/$name
 	rm -rf "$out"
 	mkdir -p "$out"
-	echo "$lab_commit" >"$out/lab-commit"
+	echo "$commit" >"$out/lab-commit"
 	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\nKSELFTEST_DIR=%q\nLAB_UDEV=%q\nLAB_CACHE=%q\n' "$release" \
 		"$version" "$(build_dir "$kind")/kselftest" "$udev" "$LAB_CACHE" >"$out/kernel.env"
 	# STRESS_* settings (lab/stress.sh) reach the guest through the same file.

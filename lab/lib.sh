@@ -50,5 +50,15 @@ apt_missing() {
 
 # src_dir/build_dir KIND: KIND is "stock" or "patched". Both use the same relative
 # layout (KIND/src, KIND/build) so ccache (base_dir=LAB_CACHE) shares objects between them.
+# lab_commit: the lab's commit (12 hex digits), "+changes" appended when lab/ or tests/ differ
+# from it, "unknown" outside git. guest-tests.sh records it with each boot and bench.py in
+# meta.json, so a run resumed in parts says which lab code made each result.
+lab_commit() {
+	local c
+	c=$(git -C "$REPO_DIR" rev-parse --short=12 HEAD 2>/dev/null) || { echo unknown; return; }
+	[ -n "$(git -C "$REPO_DIR" status --porcelain -- lab tests 2>/dev/null)" ] && c+=+changes
+	echo "$c"
+}
+
 src_dir() { echo "$LAB_CACHE/$1/src"; }
 build_dir() { echo "$LAB_CACHE/$1/build"; }

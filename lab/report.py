@@ -417,7 +417,8 @@ def write(d):
     accels = sorted({r["accel"] for r in rows}) or ["?"]
     md = ["# NFS readahead lab: benchmark report", ""]
     for run in meta.get("runs", []):
-        md.append(f"- run started {run['started']}: `{run['command']}`" + (" (quick subset)" if run["quick"] else ""))
+        md.append(f"- run started {run['started']}: `{run['command']}`" + (" (quick subset)" if run["quick"] else "")
+                  + (f", lab commit {run['lab_commit']}" if run.get("lab_commit") else ""))
     md += [f"- base: {meta.get('base', '?')}; series commit {meta.get('series_commit', '?')[:12]}, "
            f"source tree {meta.get('series_tree', '?')[:12]} ({len(meta.get('patches', []))} patches)",
            *(f"- {k}: `{v['release']}` `{v['version']}`" for k, v in meta.get("kernels", {}).items()),

@@ -42,14 +42,16 @@ KERNELS = ("stock", "patched", "patched-debug")
 REPO = Path(__file__).resolve().parents[1]
 
 
+def read(d, name):
+    """The stripped text of the boot file d/name, None when the boot has no such file."""
+    return (d / name).read_text().strip() if (d / name).exists() else None
+
+
 def new_boot(d, test):
     """A boot's counts, all zero, and its guest's exit status (None: it never reported one)."""
-    rc = int((d / "rc").read_text().strip() or -1) if (d / "rc").exists() else None
-    build = (d / ".build").read_text().strip() if (d / ".build").exists() else None
-    lab = (d / "lab-commit").read_text().strip() if (d / "lab-commit").exists() else None
-    secs = (d / "seconds").read_text().strip() if (d / "seconds").exists() else ""
-    return {"test": test, "rc": rc, "build": build, "lab": lab or None,
-            "seconds": int(secs) if secs.isdigit() else None,
+    rc, secs = read(d, "rc"), read(d, "seconds") or ""
+    return {"test": test, "rc": None if rc is None else int(rc or -1), "build": read(d, ".build"),
+            "lab": read(d, "lab-commit") or None, "seconds": int(secs) if secs.isdigit() else None,
             "run": 0, "passed": 0, "failed": 0, "skipped": 0, "splats": 0, "verified": 0, "lost": 0,
             "peer": {}, "failures": [], "peer_failed": 0, "plan": None}
 

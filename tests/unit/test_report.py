@@ -186,3 +186,17 @@ def test_missing_matplotlib_is_named_before_anything_runs(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_mpl)
     msg = report.missing_deps()
     assert msg and "matplotlib" in msg and "make bench" in msg
+
+
+def test_report_names_the_lab_commit_of_each_run(tmp_path):
+    """bench.py records the lab's commit (lib.sh's lab_commit) with each run in meta.json; the
+    report names it, and a run recorded before that has no lab commit in its line."""
+    import bench
+    d = make_run(tmp_path, {("sw", "stock", 1): [point("a", 128, 5, 10.0)]})
+    run = {"started": "2026-12-06 03:00:00 UTC", "command": "bench.py x.toml", "quick": False}
+    commit = bench.lab_commit()
+    assert commit == "unknown" or len(commit.split("+")[0]) == 12
+    (d / "meta.json").write_text(json.dumps({"runs": [dict(run, lab_commit=commit), run]}))
+    md = report.write(d).read_text()
+    assert f"`bench.py x.toml`, lab commit {commit}\n" in md
+    assert md.count("lab commit") == 1
