@@ -252,7 +252,7 @@ def main(argv):
         "base": lab_env("BASE_TAG"),
         "series_commit": series,
         "series_tree": tree,
-        "patches": [p for p in (REPO / "patches" / "series").read_text().split() if p],
+        "patches": [p for p in (Path(lab_env("PATCH_DIR")) / "series").read_text().split() if p],
         "kernels": {k: kernel_info(k) for k in kinds},
         "host": {"machine": platform.machine(), "cpus": os.cpu_count(), "kernel": platform.release()},
     })
