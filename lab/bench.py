@@ -43,15 +43,19 @@ def log(msg):
     print(f"[{time.strftime('%H:%M:%S')}] bench: {msg}", file=sys.stderr, flush=True)
 
 
-def lab_env(var):
-    return subprocess.run(["bash", "-c", f". {LAB}/lib.sh; echo ${var}"],
+def lab_sh(cmd):
+    """What the shell command cmd prints with lib.sh sourced, stripped."""
+    return subprocess.run(["bash", "-c", f". {LAB}/lib.sh; {cmd}"],
                           capture_output=True, text=True, check=True).stdout.strip()
+
+
+def lab_env(var):
+    return lab_sh(f"echo ${var}")
 
 
 def lab_commit():
     """The lab's commit as lib.sh's lab_commit gives it (with "+changes" for a dirty lab)."""
-    return subprocess.run(["bash", "-c", f". {LAB}/lib.sh; lab_commit"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    return lab_sh("lab_commit")
 
 
 def build_name(kind):

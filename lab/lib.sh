@@ -48,8 +48,6 @@ apt_missing() {
 	done
 }
 
-# src_dir/build_dir KIND: KIND is "stock" or "patched". Both use the same relative
-# layout (KIND/src, KIND/build) so ccache (base_dir=LAB_CACHE) shares objects between them.
 # lab_commit: the lab's commit (12 hex digits), "+changes" appended when lab/ or tests/ differ
 # from it, "unknown" outside git. guest-tests.sh records it with each boot and bench.py in
 # meta.json, so a run resumed in parts says which lab code made each result.
@@ -60,5 +58,7 @@ lab_commit() {
 	echo "$c"
 }
 
+# src_dir/build_dir KIND: KIND is "stock" or "patched". Both use the same relative
+# layout (KIND/src, KIND/build) so ccache (base_dir=LAB_CACHE) shares objects between them.
 src_dir() { echo "$LAB_CACHE/$1/src"; }
 build_dir() { echo "$LAB_CACHE/$1/build"; }
