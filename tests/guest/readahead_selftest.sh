@@ -2,9 +2,9 @@
 # The series' readahead kselftests (tools/testing/selftests/readahead) on the kernel under test:
 # readahead_stats_test and read_around_test on ext4 and on NFS, nfs_readahead_test with an
 # export to mount (from the client's netns, across the veth pair), bdi_default_test on null_blk
-# devices of 1 MiB to 64 TiB, slow_submit_test on a null_blk device that serves one request at
-# a time in 1 s, in a memory cgroup. Every test must run: a skip here means the kernel or the lab
-# lost something.
+# devices of 1 MiB to 64 TiB, slow_submit_test on null_blk devices that serve one request at a
+# time in 1 s (in a memory cgroup) and in 500 ms (with readahead trace events). Every test must
+# run: a skip here means the kernel or the lab lost something.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
@@ -32,6 +32,6 @@ run_ks nfs_readahead_test in_cli env NFS_READAHEAD_TEST_EXPORT="$SRV_IP:/" NFS_R
 	"$dir/nfs_readahead_test"
 diag "bdi_default_test: the default window of null_blk disks by size"
 run_ks bdi_default_test "$dir/bdi_default_test"
-diag "slow_submit_test: a window that waited for a request slot ages from its submission"
+diag "slow_submit_test: a window that waited for a request slot ages from its submission; windows take turns while the device is short of requests"
 run_ks slow_submit_test "$dir/slow_submit_test"
 tap_done
