@@ -64,8 +64,9 @@ METRICS = {
     "p99_ms": "99th percentile read latency (fio clat), ms; same reads as p50_ms",
     "psi_mem_some_ms": "memory pressure stall of the workload's cgroup, ms (PSI some)",
     "disk_read_ios": "read requests the disk served",
-    "held_s": "after a warm-up: seconds the readers were held stopped at its end, while the snapshot of "
-              "where they were and what they had cached was taken (not in secs)",
+    "snapshot_s": "after a warm-up: seconds the snapshot of where the readers were and what they had cached "
+                  "took at its end (the readers ran on)",
+    "snapshot_disk_bytes": "bytes the disk read while that snapshot ran: dev_amp counts them twice at most",
 }
 
 
@@ -167,19 +168,33 @@ def run_point(env, cfg):
     left = env.uncache(paths)
     warm = {}
 
+    bs = bytes_of(wl["bs"])
+    page = 4096
+
     def warmed(pid):
-        # The warm-up is over. With the readers stopped and the disk idle, each job thread's
+        # The warm-up is over: the counters and statistics start over, then each job thread's
         # reads say how far its reader got and the page cache what each had read ahead and not
-        # yet used; the counters and statistics start from there. Taken while the readers ran,
-        # the 300 maps (a second or two under TCG) saw pages the disk read after the counters
-        # restarted, and windows still in flight, cached but not read: both counted twice
-        # (33-48 MB a point in streams-steady, results/streams-window).
+        # yet used. The readers run on: stopped for the snapshot (SIGSTOP until every thread
+        # was back from the kernel and the disk idle, 1-3 s), they came back owing fio's --rate
+        # those seconds, read them all at once, and that burst thrashed 1 % of the windows of
+        # the minute after, the only thrash of the patched kernel long under way
+        # (results/streams-snapshot). The snapshot runs at real-time priority instead, ahead
+        # of the readers, and maps only what can be read ahead of each reader: four windows
+        # (at least 1 MiB) from where it stands. What the disk reads while it runs is counted
+        # twice at most (in the disk's bytes and, still unread, in the maps):
+        # snapshot_disk_bytes says how much.
+        ahead = max(4 * env.read_ahead_kb(), 1024) * 1024 // page
         t0 = time.monotonic()
-        with env.stopped(pid):
-            warm["reads"] = env.thread_reads(pid)
-            warm["maps"] = [env.cached_map(p) for p in paths]
+        with env.urgent():
             env.restart_measure()
-        warm["held_s"] = time.monotonic() - t0
+            disk0 = env.disk_read_bytes()
+            reads = env.thread_reads(pid)
+            # fio's job threads come last, in job order (see below)
+            first = [-(-(r - r % bs) // page) for _, r in reads[-n:]] if len(reads) > n else [0] * n
+            warm["maps"] = [env.cached_map(p, f, ahead) for p, f in zip(paths, first, strict=True)]
+            warm["disk_bytes"] = env.disk_read_bytes() - disk0
+        warm["snapshot_s"] = time.monotonic() - t0
+        warm["reads"], warm["first"] = reads, first
 
     at = (wl["warmup_s"], warmed) if wl["warmup_s"] else None
     with env.measure() as d:
@@ -190,8 +205,7 @@ def run_point(env, cfg):
     total = [j["read"]["io_bytes"] for j in by_stream(jobs)]
     # After a warm-up, where each reader was when it ended is what its thread had read by
     # then (bytes past the last whole read are not data); what it consumed in the
-    # measurement is what it read after that. The disk counters restart at the same moment.
-    bs = bytes_of(wl["bs"])
+    # measurement is what it read after that. The disk counters restarted just before.
     start = [0] * n
     if at:
         reads = warm.get("reads", [])
@@ -207,15 +221,15 @@ def run_point(env, cfg):
     # streams they are a large share of what the disk read (results/memdiag). After a warm-up
     # it adds those the readers had not reached when the measurement started: read before it,
     # used in it.
-    page = 4096
     unread = sum(env.cached_pages(p, -(-t // page)) for p, t in zip(paths, total, strict=True)) * page
     unread_start = 0
     if at:
-        unread_start = sum(env.cached_in(m, -(-s0 // page)) for m, s0 in zip(warm["maps"], start, strict=True)) * page
+        unread_start = sum(env.cached_in(m, -(-s0 // page) - f)
+                           for m, s0, f in zip(warm["maps"], start, warm["first"], strict=True)) * page
     app = sum(done)
-    # each job ran warmup_s + runtime_s (fio's clock runs on while it is stopped); the
-    # measurement started warmup_s after the last began, once the snapshot was taken
-    secs = max(max(j["read"]["runtime"] for j in jobs) / 1000.0 - wl["warmup_s"] - warm.get("held_s", 0), 0.0)
+    # each job ran warmup_s + runtime_s; the measurement started warmup_s after the last
+    # began, when the snapshot started
+    secs = max(max(j["read"]["runtime"] for j in jobs) / 1000.0 - wl["warmup_s"], 0.0)
     mbps = app / secs / 1e6 if secs else 0.0
     pct = merged_percentiles(jobs)
     offered = n * wl["rate_kb"] * 1024 / 1e6 if wl["rate_kb"] else None
@@ -235,7 +249,8 @@ def run_point(env, cfg):
         "p50_ms": round(pct[50] / 1e6, 3),
         "p99_ms": round(pct[99] / 1e6, 3),
         "cached_pages_at_start": sum(left),
-        "held_s": round(warm.get("held_s", 0), 3),
+        "snapshot_s": round(warm.get("snapshot_s", 0), 3),
+        "snapshot_disk_bytes": warm.get("disk_bytes", 0),
     })
     if d.get("ra_windows"):
         row["thrash_pct"] = round(100 * d.get("ra_thrash", 0) / d["ra_windows"], 2)

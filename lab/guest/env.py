@@ -24,7 +24,6 @@ import mmap
 import os
 import re
 import shutil
-import signal
 import subprocess
 import threading
 import tempfile
@@ -184,24 +183,27 @@ _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 MAP_FAILED = ctypes.c_void_p(-1).value
 
 
-def cached_map(path):
+def cached_map(path, first=0, count=None):
     """The file's page cache residency, one byte per page (mincore(2) on a mapping: bit 0 set
-    for a cached page; nothing is faulted in)."""
+    for a cached page; nothing is faulted in), of pages first to first + count (to the end of
+    the file without count; cut there)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size
-        if not size:
+        off = first * mmap.PAGESIZE
+        end = size if count is None else min(size, off + count * mmap.PAGESIZE)
+        if end <= off:
             return b""
-        addr = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        addr = _libc.mmap(None, end - off, mmap.PROT_READ, mmap.MAP_SHARED, fd, off)
         if addr in (None, MAP_FAILED):
             raise OSError(ctypes.get_errno(), f"mmap {path}")
         try:
-            vec = ctypes.create_string_buffer((size + mmap.PAGESIZE - 1) // mmap.PAGESIZE)
-            if _libc.mincore(addr, size, vec) != 0:
+            vec = ctypes.create_string_buffer((end - off + mmap.PAGESIZE - 1) // mmap.PAGESIZE)
+            if _libc.mincore(addr, end - off, vec) != 0:
                 raise OSError(ctypes.get_errno(), f"mincore {path}")
             return vec.raw
         finally:
-            _libc.munmap(addr, size)
+            _libc.munmap(addr, end - off)
     finally:
         os.close(fd)
 
@@ -392,31 +394,16 @@ def task_stat(path):
 
 
 @contextmanager
-def stopped(pid, dev=None, timeout=30):
-    """Around a snapshot of a running workload: process pid stopped (SIGSTOP), every one of
-    its threads back from the kernel and stopped, and then, with dev, every request on that
-    disk served (/sys/block/DEV/inflight 0 0). Pages the workload had in flight are then
-    either read (cached and counted by the disk) or not asked for yet: a snapshot of the
-    page cache and the disk counters taken here agree. SIGCONT after, whatever happened."""
-    os.kill(pid, signal.SIGSTOP)
+def urgent():
+    """The calling thread at real-time priority (SCHED_FIFO 1) inside the block, its own
+    policy back after it whatever happened: a snapshot taken while hundreds of reader
+    threads share two CPUs gets one of them as soon as it is runnable."""
+    policy, param = os.sched_getscheduler(0), os.sched_getparam(0)
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
     try:
-        limit = time.monotonic() + timeout * SLOW
-        while True:
-            stats = (task_stat(f"/proc/{pid}/task/{t}/stat") for t in os.listdir(f"/proc/{pid}/task"))
-            running = [st for st in stats if st and st[1] not in "Tt"]
-            if not running:
-                break
-            if time.monotonic() > limit:
-                raise RuntimeError(f"{len(running)} threads of process {pid} did not stop within {timeout * SLOW} s")
-            time.sleep(0.02)
-        while dev and read(f"/sys/block/{dev}/inflight").split() != ["0", "0"]:
-            if time.monotonic() > limit:
-                raise RuntimeError(f"/dev/{dev} still had requests in flight {timeout * SLOW} s after "
-                                   f"process {pid} stopped: {read(f'/sys/block/{dev}/inflight').strip()}")
-            time.sleep(0.02)
         yield
     finally:
-        os.kill(pid, signal.SIGCONT)
+        os.sched_setscheduler(0, policy, param)
 
 
 def _threads(pid):
@@ -1030,8 +1017,12 @@ class Env:
     def cached_pages(self, path, start=0):
         return cached_pages(path, start)
 
-    def cached_map(self, path):
-        return cached_map(path)
+    def cached_map(self, path, first=0, count=None):
+        return cached_map(path, first, count)
+
+    def read_ahead_kb(self):
+        """The disk's readahead window, KiB."""
+        return int(read(f"/sys/block/{self.disk.dev}/queue/read_ahead_kb"))
 
     def cached_in(self, vec, start=0):
         return cached_in(vec, start)
@@ -1039,9 +1030,13 @@ class Env:
     def thread_reads(self, pid):
         return thread_reads(pid)
 
-    def stopped(self, pid):
-        """See stopped(): the workload in pid held still, the disk's requests served."""
-        return stopped(pid, self.disk.dev if self.disk else None)
+    def urgent(self):
+        """See urgent(): this thread ahead of the workload's."""
+        return urgent()
+
+    def disk_read_bytes(self):
+        """Bytes the disk has read since boot (0 without a disk)."""
+        return self.disk.counters().get("disk_read_bytes", 0) if self.disk else 0
 
     def drop_caches(self):
         drop_caches()

@@ -148,22 +148,34 @@ class FakeEnv:
         self.commands.append(["drop_caches"])
 
     @contextmanager
-    def stopped(self, pid):
-        """Records the pid held still; self.restarts and what was read are noted inside."""
-        self.stops = getattr(self, "stops", []) + [pid]
-        self.held = True
+    def urgent(self):
+        """Records that the block ran ahead of the workload; self.restarts and what was read
+        are noted inside."""
+        self.urgent_blocks = getattr(self, "urgent_blocks", 0) + 1
+        self.in_urgent = True
         try:
             yield
         finally:
-            self.held = False
+            self.in_urgent = False
+
+    def disk_read_bytes(self):
+        """self.disk_reads: successive values, one per call (0 once they run out)."""
+        left = getattr(self, "disk_reads", [])
+        return left.pop(0) if left else 0
 
     def restart_measure(self):
-        self.restarted_held = getattr(self, "held", False)
+        self.restarted_urgent = getattr(self, "in_urgent", False)
         self.restarts = getattr(self, "restarts", 0) + 1
 
-    def cached_map(self, path):
-        """self.maps: path -> a mincore() vector (bytes)."""
-        return getattr(self, "maps", {}).get(path, b"")
+    def cached_map(self, path, first=0, count=None):
+        """self.maps: path -> the whole file's mincore() vector (bytes), cut to what is
+        asked; self.mapped records (path, first, count)."""
+        self.mapped = getattr(self, "mapped", []) + [(path, first, count)]
+        vec = getattr(self, "maps", {}).get(path, b"")
+        return vec[first:] if count is None else vec[first:first + count]
+
+    def read_ahead_kb(self):
+        return getattr(self, "ra_kb", 128)
 
     def cached_in(self, vec, start=0):
         return genv.cached_in(vec, start)
