@@ -1,6 +1,6 @@
 #!/bin/bash
 # The readahead events work from the usual tools: trace-cmd records and reports them with
-# their fields, and perf counts them.
+# their fields (the waits for a readahead turn too), and perf counts them.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
 . "$(dirname "$0")/../../lab/guest/tap.sh"
@@ -35,4 +35,24 @@ if command -v perf >/dev/null; then
 else
 	skip "perf is not installed"
 fi
+# Readers that wait for a readahead turn (readahead:page_cache_ra_turn_wait): a null_blk
+# device that serves one request at a time in 100 ms, and 16 readers of it at once. The
+# first windows wait for the request, which starts the turns; the readers after them wait
+# for a turn, and trace-cmd decodes how each wait ended.
+d=$NULLB/turnsdisk
+mkdir "$d" && echo 1 >"$d/memory_backed" && echo 64 >"$d/size" && echo 1 >"$d/hw_queue_depth" &&
+	echo 2 >"$d/irqmode" && echo 100000000 >"$d/completion_nsec" && echo 1 >"$d/power" &&
+	[ -b /dev/turnsdisk ]
+ok $? "a null_blk device that serves one request at a time"
+# shellcheck disable=SC2016 # expanded by the inner bash
+trace-cmd record -q -o /tmp/turns.dat -e readahead:page_cache_ra_turn_wait bash -c \
+	'for i in $(seq 0 15); do dd if=/dev/turnsdisk of=/dev/null bs=4k count=64 skip=$((i * 256)) status=none & done; wait' \
+	>/tmp/rec-turns.log 2>&1
+ok $? "trace-cmd record -e readahead:page_cache_ra_turn_wait"
+trace-cmd report -i /tmp/turns.dat >/tmp/turns.txt 2>&1
+n=$(grep -c 'page_cache_ra_turn_wait: dev=[0-9]*:[0-9]* ino=[0-9a-f]* index=[0-9]* waited_us=[0-9]* turn=\(got\|none\)$' /tmp/turns.txt)
+[ "$n" -ge 4 ]
+ok $? "trace-cmd report decodes the waits of readers for a turn ($n)"
+grep -m3 page_cache_ra_turn_wait /tmp/turns.txt | sed 's/^/# /'
+echo 0 >"$d/power" && rmdir "$d"
 tap_done
