@@ -31,10 +31,10 @@ lab_mounts() {
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
 }
 
-# lab_nullb NAME SIZE_MB [COMPLETION_NSEC [MBPS]]: memory-backed null_blk device /dev/NAME
+# lab_nullb NAME SIZE_MB [COMPLETION_NSEC [MBPS [QUEUE_DEPTH]]]: memory-backed null_blk device /dev/NAME
 # (optionally with a per-I/O latency and a bandwidth cap, for an HDD-like server).
 lab_nullb() {
-	local name=$1 size=$2 lat=${3:-0} mbps=${4:-0} d=$NULLB/$1
+	local name=$1 size=$2 lat=${3:-0} mbps=${4:-0} depth=${5:-0} d=$NULLB/$1
 	lab_mounts
 	mkdir "$d" || lab_die "cannot create null_blk device $name"
 	echo 1 >"$d/memory_backed"
@@ -47,6 +47,7 @@ lab_nullb() {
 		echo "$lat" >"$d/completion_nsec"
 	fi
 	[ "$mbps" -gt 0 ] && echo "$mbps" >"$d/mbps"
+	[ "$depth" -gt 0 ] && echo "$depth" >"$d/hw_queue_depth"
 	echo 1 >"$d/power"
 	[ -b "/dev/$name" ] || lab_die "null_blk device /dev/$name did not appear"
 }

@@ -39,10 +39,8 @@ fi
 # device that serves one request at a time in 100 ms, and 16 readers of it at once. The
 # first windows wait for the request, which starts the turns; the readers after them wait
 # for a turn, and trace-cmd decodes how each wait ended.
-d=$NULLB/turnsdisk
-mkdir "$d" && echo 1 >"$d/memory_backed" && echo 64 >"$d/size" && echo 1 >"$d/hw_queue_depth" &&
-	echo 2 >"$d/irqmode" && echo 100000000 >"$d/completion_nsec" && echo 1 >"$d/power" &&
-	[ -b /dev/turnsdisk ]
+lab_nullb turnsdisk 64 100000000 0 1
+[ "$(cat "$NULLB/turnsdisk/hw_queue_depth")" = 1 ]
 ok $? "a null_blk device that serves one request at a time"
 # shellcheck disable=SC2016 # expanded by the inner bash
 trace-cmd record -q -o /tmp/turns.dat -e readahead:page_cache_ra_turn_wait bash -c \
@@ -54,5 +52,5 @@ n=$(grep -c 'page_cache_ra_turn_wait: dev=[0-9]*:[0-9]* ino=[0-9a-f]* index=[0-9
 [ "$n" -ge 4 ]
 ok $? "trace-cmd report decodes the waits of readers for a turn ($n)"
 grep -m3 page_cache_ra_turn_wait /tmp/turns.txt | sed 's/^/# /'
-echo 0 >"$d/power" && rmdir "$d"
+echo 0 >"$NULLB/turnsdisk/power" && rmdir "$NULLB/turnsdisk"
 tap_done
