@@ -1,0 +1,2 @@
+#!/bin/bash
+exec /work/main/lab/guest/bench.py "$LAB_OUT"
