@@ -11,23 +11,13 @@ medians of: the seconds since that window was read, how far into it the reader g
 and how many such windows were one ahead of their reader (async_size 1, a stream short of
 memory). Also: thrashed windows per second of the run and per stream.
 """
-import gzip
-import re
+import os
 import statistics as st
 import sys
 from collections import Counter, defaultdict
 
-EV = re.compile(r"\s(\d+\.\d+): page_cache_ra_pattern: dev=254:1 ino=(\w+) pattern=(\w+) "
-                r"req=(\d+)\+(\d+) ra=(\d+)\+(\d+)-(\d+) ")
-
-
-def events(path):
-    op = gzip.open if path.endswith(".gz") else open
-    with op(path, "rt") as f:
-        for line in f:
-            m = EV.search(line)
-            if m:
-                yield (float(m[1]), m[2], m[3], int(m[4]), int(m[6]), int(m[7]), int(m[8]))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "streams-snapshot"))
+from thrash_times import events  # noqa: E402
 
 
 def main(path, after=3.0):

@@ -14,22 +14,25 @@ import re
 import sys
 from collections import Counter
 
-EV = re.compile(r"\s(\d+\.\d+): page_cache_ra_pattern: dev=254:1 ino=\w+ pattern=(\w+) ")
+EV = re.compile(r"\s(\d+\.\d+): page_cache_ra_pattern: dev=254:1 ino=(\w+) pattern=(\w+) "
+                r"req=(\d+)\+(\d+) ra=(\d+)\+(\d+)-(\d+) ")
 
 
 def events(path):
+    """(time, inode, pattern, request index, window start, size, async size) of every decision
+    on the streams' disk; also used by ../streams-keepmark/thrash_age.py."""
     op = gzip.open if path.endswith(".gz") else open
     with op(path, "rt") as f:
         for line in f:
             m = EV.search(line)
             if m:
-                yield float(m.group(1)), m.group(2)
+                yield (float(m[1]), m[2], m[3], int(m[4]), int(m[6]), int(m[7]), int(m[8]))
 
 
 def main(path, start=None):
     evs = list(events(path))
     t0 = evs[0][0]
-    evs = [(t - t0, p) for t, p in evs]
+    evs = [(e[0] - t0, e[2]) for e in evs]
     thrash = [t for t, p in evs if p == "thrash"]
     print(f"{path}: {len(evs)} windows, {len(thrash)} thrashed")
     print("thrashed per 10 s:", sorted(Counter(int(t // 10) * 10 for t in thrash).items()))
