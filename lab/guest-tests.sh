@@ -4,7 +4,8 @@
 # Each test gets OUTROOT/<name>/ (guest.log holds its TAP, console.log the boot). A test
 # passes when the guest reports exit status 0; the summary lists the ones that did not.
 # A test script's "# lab-append: PARAMS" line adds PARAMS to the kernel command line. The
-# guest reads OUTROOT/<name>/kernel.env: the kernel's release, LAB_CACHE, any STRESS_* setting.
+# guest reads OUTROOT/<name>/kernel.env: the kernel's release, LAB_CACHE, any STRESS_* and
+# RA_SELFTEST_* setting (tests/guest/readahead_selftest.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ $# -ge 3 ] || die "usage: guest-tests.sh KIND OUTROOT TEST..."
@@ -31,8 +32,8 @@ for t in "$@"; do
 	echo "$commit" >"$out/lab-commit"
 	printf 'KERNEL_RELEASE=%q\nKERNEL_VERSION=%q\nKSELFTEST_DIR=%q\nLAB_UDEV=%q\nLAB_CACHE=%q\n' "$release" \
 		"$version" "$(build_dir "$kind")/kselftest" "$udev" "$LAB_CACHE" >"$out/kernel.env"
-	# STRESS_* settings (lab/stress.sh) reach the guest through the same file.
-	for v in $(compgen -v STRESS_); do printf '%s=%q\n' "$v" "${!v}"; done >>"$out/kernel.env"
+	# STRESS_* settings (lab/stress.sh) and RA_SELFTEST_* ones reach the guest the same way.
+	for v in $(compgen -v STRESS_) $(compgen -v RA_SELFTEST_); do printf '%s=%q\n' "$v" "${!v}"; done >>"$out/kernel.env"
 	append=$(sed -n 's/^# lab-append: //p' "$t" | head -1)
 	say "guest test $name ($kind)${append:+ [$append]}"
 	# The kernel's messages go to console.log too: a guest that hangs leaves its last ones.
