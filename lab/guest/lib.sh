@@ -220,3 +220,38 @@ lab_drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 }
+
+# lab_trace_on CLOCK KB EVENT...: trace EVENTs (SYSTEM/NAME, or SYSTEM for all of its events)
+# into an emptied buffer of KB KiB per CPU, stamped by CLOCK ("mono" gives CLOCK_MONOTONIC,
+# the clock of user space's samples; "local" is the default). lab_trace_off stops tracing and
+# disables the events, leaving the buffer ($LAB_TRACE/trace) to read; lab_trace_clear empties
+# it and puts the default clock back.
+LAB_TRACE=/sys/kernel/tracing
+LAB_TRACE_EVENTS=()
+lab_trace_on() {
+	local clock=$1 kb=$2 e
+	shift 2
+	[ $# -gt 0 ] || lab_die "lab_trace_on: no event to trace"
+	lab_mounts
+	echo "$clock" >$LAB_TRACE/trace_clock || lab_die "no trace clock $clock"
+	echo "$kb" >$LAB_TRACE/buffer_size_kb || lab_die "cannot size the trace buffer to $kb KiB"
+	echo >$LAB_TRACE/trace
+	for e; do
+		echo 1 >"$LAB_TRACE/events/$e/enable" || lab_die "no trace event $e"
+	done
+	LAB_TRACE_EVENTS=("$@")
+	echo 1 >$LAB_TRACE/tracing_on
+}
+lab_trace_off() {
+	local e
+	echo 0 >$LAB_TRACE/tracing_on
+	for e in "${LAB_TRACE_EVENTS[@]}"; do
+		echo 0 >"$LAB_TRACE/events/$e/enable"
+	done
+	LAB_TRACE_EVENTS=()
+}
+lab_trace_clear() {
+	echo local >$LAB_TRACE/trace_clock	# (empties the buffer too)
+	echo >$LAB_TRACE/trace
+	echo 1 >$LAB_TRACE/tracing_on
+}

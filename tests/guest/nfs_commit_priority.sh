@@ -17,22 +17,15 @@ lab_storage ext4 3072 4000000 150
 lab_link 0
 lab_nfsd
 lab_mount_budget 4.2 $((1 << 30)) rsize=1048576,wsize=1048576
-T=/sys/kernel/tracing
-mountpoint -q $T || mount -t tracefs none $T
-for e in rpc_request rpc_task_sleep rpc_task_wakeup; do
-	echo 1 >"$T/events/sunrpc/$e/enable"
-done
-echo 65536 >$T/buffer_size_kb
-echo >$T/trace
-echo 1 >$T/tracing_on
+lab_trace_on local 65536 sunrpc/rpc_request sunrpc/rpc_task_sleep sunrpc/rpc_task_wakeup
 fio --name=w --directory="$MNT" --filename_format='cp.$jobnum' --numjobs=2 --rw=write --bs=1m \
 	--size=1024m --ioengine=psync --time_based --runtime=10 --end_fsync=1 >/tmp/cp-fio.txt 2>&1
 ok $? "two writers wrote for 10 s and fsync()ed: $(grep -o 'bw=[^,]*' /tmp/cp-fio.txt | head -1)"
-echo 0 >$T/tracing_on
+lab_trace_off
 # The slot waits of the WRITEs, and of the COMMITs that started while WRITEs were waiting for a
 # slot (0 for one that found a slot): count, median, 90th percentile in seconds. A task names its
 # procedure at call_start, after the slot it waited for: two passes.
-read -r nw mw xw nc mc xc < <(python3 - $T/trace <<'PY'
+read -r nw mw xw nc mc xc < <(python3 - "$LAB_TRACE/trace" <<'PY'
 import re, sys
 evs, proc = [], {}
 for line in open(sys.argv[1]):
@@ -68,8 +61,7 @@ for p in ('WRITE', 'COMMIT'):
 print(*out)
 PY
 )
-echo 0 >"$T/events/sunrpc/enable"
-echo >$T/trace
+lab_trace_clear
 [ "${nw:-0}" -ge 20 ] && awk -v m="$mw" 'BEGIN { exit !(m >= 0.05) }'
 ok $? "WRITEs waited for a session slot: ${nw:-0} waits, median ${mw:-?} s, p90 ${xw:-?} s (the case is exercised)"
 [ "${nc:-0}" -ge 1 ]

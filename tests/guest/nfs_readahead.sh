@@ -52,9 +52,7 @@ echo 4 >"$P"
 # fault_windows OFFSETS...: fault the pages at these page offsets of $MNT/big, in order, and
 # print the trace's pattern and window size for each decision the faults made.
 fault_windows() {
-	local T=/sys/kernel/tracing/events/readahead/page_cache_ra_pattern
-	echo >/sys/kernel/tracing/trace
-	echo 1 >"$T/enable"
+	lab_trace_on local 1408 readahead/page_cache_ra_pattern
 	python3 - "$MNT/big" "$@" <<'PY'
 import mmap, sys
 f = open(sys.argv[1], "rb")
@@ -62,9 +60,9 @@ m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
 for p in sys.argv[2:]:
     m[int(p) * 4096]
 PY
-	echo 0 >"$T/enable"
+	lab_trace_off
 	sed -n 's/.*pattern=\([a-z]*\) req=\([0-9]*\)+[0-9]* ra=[0-9]*+\([0-9]*\)-.* mmap=1 .*/\1 \2 \3/p' \
-		/sys/kernel/tracing/trace
+		"$LAB_TRACE/trace"
 }
 
 # A larger window is for streams: a page fault still reads around by 128 KiB.

@@ -43,22 +43,16 @@ seq_phase() {
 	PY
 	sampler=$!
 	# The writer's sleeps in balance_dirty_pages(), on the sampler's clock (CLOCK_MONOTONIC).
-	T=/sys/kernel/tracing	# (mounted by lab_storage)
-	echo mono >$T/trace_clock
-	echo 16384 >$T/buffer_size_kb
-	echo >$T/trace
-	echo 1 >$T/events/writeback/balance_dirty_pages/enable
-	echo 1 >$T/tracing_on
+	lab_trace_on mono 16384 writeback/balance_dirty_pages
 	sleep 1
 	fio --name=w --directory="$MNT" --filename=wt.0 --rw=write --bs=1m --size=4096m \
 		--ioengine=psync --time_based --runtime=15 --end_fsync=1 >/tmp/wt-fio.txt 2>&1
 	ok $? "a writer wrote for 15 s and fsync()ed: $(grep -o 'bw=[^,]*' /tmp/wt-fio.txt | head -1)"
 	wait $sampler
-	echo 0 >$T/tracing_on
-	echo 0 >$T/events/writeback/balance_dirty_pages/enable
+	lab_trace_off
 
 	# Samples after a sleep of the writer; of them, those with 25 MiB or more dirty (in KiB).
-	read -r n left < <(python3 - $T/trace /tmp/wt-samples.txt $((BUDGET >> 10)) <<-'PY'
+	read -r n left < <(python3 - "$LAB_TRACE/trace" /tmp/wt-samples.txt $((BUDGET >> 10)) <<-'PY'
 	import bisect, re, sys
 	sleeps = sorted(float(m.group(1)) for m in
 	                re.finditer(r"\s(\d+\.\d+): balance_dirty_pages: .* pause=(\d+)", open(sys.argv[1]).read())
@@ -73,7 +67,7 @@ seq_phase() {
 	print(n, left)
 	PY
 	)
-	echo local >$T/trace_clock	# (clears the trace)
+	lab_trace_clear
 	diag "samples after the writer slept: $n, with 25 MiB or more dirty and unsent: $left"
 	rm -f "$MNT"/wt.0
 }

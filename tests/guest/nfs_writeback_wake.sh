@@ -20,23 +20,17 @@ lab_mount_budget 4.2 $((1 << 20)) rsize=1048576,wsize=1048576
 hz=$(zcat /proc/config.gz | sed -n 's/^CONFIG_HZ=//p')
 [ -n "$hz" ] || lab_die "no CONFIG_HZ in /proc/config.gz"
 
-T=/sys/kernel/tracing	# (mounted by lab_storage)
-echo mono >$T/trace_clock
-echo 16384 >$T/buffer_size_kb
-echo >$T/trace
-echo 1 >$T/events/writeback/balance_dirty_pages/enable
-echo 1 >$T/tracing_on
+lab_trace_on mono 16384 writeback/balance_dirty_pages
 read -r _ _ c0 < <(lab_nfs_ops "$MNT")
 fio --name=w --directory="$MNT" --filename_format='wk.$jobnum' --numjobs=2 --rw=write --bs=1m \
 	--size=1024m --ioengine=psync --time_based --runtime=10 --end_fsync=1 >/tmp/wk-fio.txt 2>&1
 ok $? "two writers wrote for 10 s and fsync()ed: $(grep -o 'bw=[^,]*' /tmp/wk-fio.txt | head -1)"
 read -r _ _ c1 < <(lab_nfs_ops "$MNT")
-echo 0 >$T/tracing_on
-echo 0 >$T/events/writeback/balance_dirty_pages/enable
+lab_trace_off
 
 # Hard-limit sleeps of the writers followed by another event of the task, and of them those
 # whose next event came more than half a jiffy before the earliest their timer could fire.
-read -r hard early < <(python3 - $T/trace "$hz" <<-'PY'
+read -r hard early < <(python3 - "$LAB_TRACE/trace" "$hz" <<-'PY'
 import re, sys
 jiffy = 1000.0 / int(sys.argv[2])
 last, hard, early = {}, 0, 0
@@ -55,7 +49,7 @@ for line in open(sys.argv[1]):
 print(hard, early)
 PY
 )
-echo local >$T/trace_clock	# (clears the trace)
+lab_trace_clear
 diag "COMMITs: $((c1 - c0)); hard-limit sleeps followed by another stop: ${hard:-0}, ended early: ${early:-0}"
 [ "${hard:-0}" -ge 20 ] || lab_die "only ${hard:-0} hard-limit sleeps: the test did not reach its case"
 [ "$early" -ge 5 ] && [ $((early * 20)) -ge "$hard" ]

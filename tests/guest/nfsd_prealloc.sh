@@ -35,22 +35,18 @@ done
 echo 1 >$P/nfsd_prealloc
 echo 1048576 >$P/nfsd_prealloc_len
 lab_mount 4.2
-T=/sys/kernel/tracing/events/nfsd
-echo >/sys/kernel/tracing/trace
-echo 1 >$T/nfsd_write_prealloc/enable
-echo 1 >$T/nfsd_prealloc_release/enable
+lab_trace_on local 1408 nfsd/nfsd_write_prealloc nfsd/nfsd_prealloc_release
 in_cli dd if=/dev/zero of="$MNT/t/ev" bs=256k count=16 oflag=dsync status=none
 umount "$MNT"
 sleep 1
-echo 0 >$T/nfsd_write_prealloc/enable
-echo 0 >$T/nfsd_prealloc_release/enable
-ev=$(grep -c 'nfsd_write_prealloc:.*error=0' /sys/kernel/tracing/trace)
-diag "$(grep -o 'nfsd_[a-z_]*: .*' /sys/kernel/tracing/trace | tr '\n' ';')"
+lab_trace_off
+ev=$(grep -c 'nfsd_write_prealloc:.*error=0' "$LAB_TRACE/trace")
+diag "$(grep -o 'nfsd_[a-z_]*: .*' "$LAB_TRACE/trace" | tr '\n' ';')"
 [ "$ev" -ge 3 ] && [ "$ev" -le 6 ]
 ok $? "a 4 MiB stream with nfsd_prealloc_len 1 MiB: $ev preallocations (3-6)"
-! grep -q 'nfsd_write_prealloc:.*write=0+' /sys/kernel/tracing/trace
+! grep -q 'nfsd_write_prealloc:.*write=0+' "$LAB_TRACE/trace"
 ok $? "no preallocation for the first WRITE of the empty file"
-grep -q 'nfsd_prealloc_release:.*size=4194304 .*error=0' /sys/kernel/tracing/trace
+grep -q 'nfsd_prealloc_release:.*size=4194304 .*error=0' "$LAB_TRACE/trace"
 ok $? "the release at close: size 4194304, no error"
 used=$(lab_used "$EXPORT/t/ev")
 is "$used" 4194304 "after close the file takes what it holds"
@@ -110,9 +106,7 @@ mkfs.xfs -q -f /dev/labxfs && mkdir -p $X && mount -o allocsize=4k /dev/labxfs $
 exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=7 10.9.0.0/16:$X
 echo 1048576 >$P/nfsd_prealloc_len
 echo 1 >$P/nfsd_prealloc
-echo >/sys/kernel/tracing/trace
-echo 1 >$T/nfsd_write_prealloc/enable
-echo 1 >$T/nfsd_prealloc_release/enable
+lab_trace_on local 1408 nfsd/nfsd_write_prealloc nfsd/nfsd_prealloc_release
 in_cli mount -t nfs -o vers=3,nolock "$SRV_IP:$X" "$MNT"
 in_cli dd if=/dev/zero of="$MNT/xs" bs=256k count=16 oflag=dsync status=none
 ok $? "XFS: a 4 MiB stream of stable WRITEs"
@@ -122,13 +116,12 @@ used=$(lab_used "$X/xs")
 ok $? "XFS: preallocated ahead while open ($used bytes for 4194304)"
 umount "$MNT"
 for _ in $(seq 60); do
-	grep -q 'nfsd_prealloc_release:' /sys/kernel/tracing/trace && break
+	grep -q 'nfsd_prealloc_release:' "$LAB_TRACE/trace" && break
 	sleep 0.5
 done
-echo 0 >$T/nfsd_write_prealloc/enable
-echo 0 >$T/nfsd_prealloc_release/enable
-diag "$(grep -o 'nfsd_prealloc_release: .*' /sys/kernel/tracing/trace)"
-grep -q 'nfsd_prealloc_release:.*size=4194304 .*error=0' /sys/kernel/tracing/trace
+lab_trace_off
+diag "$(grep -o 'nfsd_prealloc_release: .*' "$LAB_TRACE/trace")"
+grep -q 'nfsd_prealloc_release:.*size=4194304 .*error=0' "$LAB_TRACE/trace"
 ok $? "XFS: the release at close: size 4194304, no error"
 is "$(lab_used "$X/xs")" 4194304 "XFS: after close the file takes what it holds"
 is "$(stat -c %y "$X/xs")" "$mtime" "XFS: the release keeps the modification time"
@@ -153,14 +146,14 @@ lab_nullb labslowb 16 500000000
 mkfs.xfs -q -f /dev/labxslow && mkdir -p $S && mount -o allocsize=4k /dev/labxslow $S ||
 	lab_die "cannot make XFS on /dev/labxslow"
 exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=8 10.9.0.0/16:$S
-echo mono >/sys/kernel/tracing/trace_clock
 in_cli mount -t nfs -o vers=3,nolock "$SRV_IP:$S" "$MNT"
+XR_OUT=$(mktemp)
 # xfs_reader_case FILE: stream 4 MiB of stable WRITEs to FILE, then read it locally through
-# the slow mapping; the reader leaves its start on the trace clock (s) in /tmp/xr-reader.
+# the slow mapping; the reader leaves its start on the trace clock (s) in $XR_OUT.
 xfs_reader_case() {
 	local f=$1 go reader
 	go=$(mktemp -u) && mkfifo "$go"
-	python3 - "$S/$f" /dev/labslowb "$go" <<'PY' >/tmp/xr-reader &
+	python3 - "$S/$f" /dev/labslowb "$go" <<'PY' >"$XR_OUT" &
 import mmap, os, sys, time
 buf = mmap.mmap(os.open(sys.argv[2], os.O_RDWR), 4 << 20, mmap.MAP_SHARED)
 with open(sys.argv[3]) as go:
@@ -178,35 +171,34 @@ PY
 	timeout 30 sh -c 'echo go >"$1"' sh "$go" || diag "the reader was not there to start"
 	rm -f "$go"
 	wait $reader
-	grep '^#' /tmp/xr-reader
+	grep '^#' "$XR_OUT"
 }
 # first_release: the trace clock time of the first release event (s), or nothing.
 first_release() {
-	grep -m1 'nfsd_prealloc_release: ' /sys/kernel/tracing/trace | sed -n 's/.* \([0-9]*\.[0-9]*\): nfsd_prealloc_release: .*/\1/p'
+	grep -m1 'nfsd_prealloc_release: ' "$LAB_TRACE/trace" | sed -n 's/.* \([0-9]*\.[0-9]*\): nfsd_prealloc_release: .*/\1/p'
 }
 for attempt in 1 2; do
-	echo >/sys/kernel/tracing/trace
-	echo 1 >$T/nfsd_prealloc_release/enable
+	lab_trace_on mono 1408 nfsd/nfsd_prealloc_release
 	xfs_reader_case "xr$attempt"
-	start=$(sed -n 's/^start //p' /tmp/xr-reader)
+	start=$(sed -n 's/^start //p' "$XR_OUT")
 	for _ in $(seq 20); do
-		grep -q 'nfsd_prealloc_release:.*tries=[1-9].*error=0' /sys/kernel/tracing/trace && break
+		grep -q 'nfsd_prealloc_release:.*tries=[1-9].*error=0' "$LAB_TRACE/trace" && break
 		sleep 0.5
 	done
-	echo 0 >$T/nfsd_prealloc_release/enable
+	lab_trace_off
 	rel=$(first_release)
-	diag "$(grep -c 'nfsd_prealloc_release: ' /sys/kernel/tracing/trace) tries; the reader began at ${start:-?} s, the first release at ${rel:-?} s; the first and the last:"
-	diag "$(grep -o 'nfsd_prealloc_release: .*' /sys/kernel/tracing/trace | sed -n '1p;$p' | tr '\n' ';')"
+	diag "$(grep -c 'nfsd_prealloc_release: ' "$LAB_TRACE/trace") tries; the reader began at ${start:-?} s, the first release at ${rel:-?} s; the first and the last:"
+	diag "$(grep -o 'nfsd_prealloc_release: .*' "$LAB_TRACE/trace" | sed -n '1p;$p' | tr '\n' ';')"
 	[ -n "$start" ] && [ -n "$rel" ] && awk -v r="$rel" -v s="$start" 'BEGIN { exit !(r + 0 < s + 0) }' || break
 	diag "attempt $attempt: nfsd closed the file before the reader began: the case did not happen"
 done
-grep -q 'nfsd_prealloc_release:.*size=4194304 .*tries=0 error=-11' /sys/kernel/tracing/trace
+grep -q 'nfsd_prealloc_release:.*size=4194304 .*tries=0 error=-11' "$LAB_TRACE/trace"
 ok $? "XFS: the release at close found the inode lock taken by the reader (-EAGAIN)"
-grep -q 'nfsd_prealloc_release:.*size=4194304 .*tries=[1-9][0-9]* error=0' /sys/kernel/tracing/trace
+grep -q 'nfsd_prealloc_release:.*size=4194304 .*tries=[1-9][0-9]* error=0' "$LAB_TRACE/trace"
 ok $? "XFS: a retry gave the window back once the reader let go"
 is "$(lab_used "$S/xr$attempt")" 4194304 "XFS: after the retry the file takes what it holds"
-# (setting the clock empties the trace: only after the checks)
-echo local >/sys/kernel/tracing/trace_clock
+lab_trace_clear	# (only after the checks)
+rm -f "$XR_OUT"
 umount "$MNT"
 exportfs -u "10.9.0.0/16:$S"
 umount $S
