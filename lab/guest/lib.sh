@@ -251,7 +251,6 @@ lab_trace_off() {
 	LAB_TRACE_EVENTS=()
 }
 lab_trace_clear() {
-	echo local >$LAB_TRACE/trace_clock	# (empties the buffer too)
-	echo >$LAB_TRACE/trace
+	echo local >$LAB_TRACE/trace_clock	# setting the clock empties the buffer
 	echo 1 >$LAB_TRACE/tracing_on
 }

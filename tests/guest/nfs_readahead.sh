@@ -1,6 +1,7 @@
 #!/bin/bash
-# nfs.readahead_rsize_multiple: a new mount's read_ahead_kb = max(128, N x rsize) capped at
-# 16 MiB; N = 0 keeps 128; bad values are refused and change nothing; a value written to
+# nfs.readahead_rsize_multiple: a new mount's read_ahead_kb = max(VM default, N x rsize)
+# capped at 16 MiB (the VM default is 512 KiB with the series' CONFIG_READAHEAD_DEFAULT_KB);
+# N = 0 keeps the VM default; bad values are refused and change nothing; a value written to
 # read_ahead_kb survives a second mount of the same export and a remount.
 set -u
 . "$(dirname "$0")/../../lab/guest/lib.sh"
