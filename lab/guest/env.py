@@ -28,7 +28,7 @@ import subprocess
 import threading
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 EXPORT = "/srv/export"
@@ -266,7 +266,7 @@ def fill_file(path, mb, sparse=False, seed=0):
 
 # ---------------------------------------------------------------- fio
 
-def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None, at=None):
+def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None, at=None, page_cache_mb=0):
     """Run fio with args (a list of --options), return its parsed JSON output (fmt "json+"
     adds each job's latency histogram, clat_ns.bins). setup_s: seconds fio may take to set up
     its jobs before they start (threads=N only; default 5 + N/50, stretched on a debug kernel).
@@ -277,23 +277,69 @@ def fio(args, cgroup=None, timeout=None, threads=0, fmt="json", setup_s=None, at
     threads=N (fio --thread with N jobs, in a cgroup): fio starts outside the cgroup and moves
     into it once it has attached its job state (a SysV shared memory segment of about 200 KiB
     per job), before its jobs start (--startdelay: fio creates a job's thread when its delay
-    is over). That setup is then not charged to the workload's memory, which is meant for the
-    page cache of the reads."""
+    is over). The cgroup is meant for the page cache of the reads, but what fio touches of its
+    segment after the move, its job threads' stacks and heap, their kernel stacks and page
+    tables are charged there too, and grow as the jobs start: 300 jobs, 65 of 96 MiB
+    (results/memstart). With page_cache_mb, the cgroup's memory.max follows page_cache_mb plus
+    that memory of fio's own (own_memory()), raised as it grows (every poll, 0.2 s, at
+    real-time priority so that hundreds of readers cannot starve it), never lowered while the
+    jobs run: the reads' page cache gets page_cache_mb, however fast fio sets up. The result
+    then carries "lab_cgroup": the most own memory seen and the last memory.max, bytes."""
     argv = ["fio", f"--output-format={fmt}", *args]
     what = "fio " + " ".join(args[:6])
     if at and not (cgroup and threads):
         raise ValueError("fio(at=...) needs threads and a cgroup")
+    if page_cache_mb and not (cgroup and threads):
+        raise ValueError("fio(page_cache_mb=...) needs threads and a cgroup")
+    info = {}
     if cgroup and threads:
         try:
-            out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s, at)
+            out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s, at, page_cache_mb, info)
         except SlowFioSetup as e:
             # A starved guest (the host's cores shared with other guests) can take longer
             # than the deadline to start fio: once more, with three times the time.
             log(f"{e}; running it again with {3 * e.delay} s to set up")
-            out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, 3 * e.delay, at)
+            out = _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, 3 * e.delay, at, page_cache_mb,
+                                       info)
     else:
         out = run(argv, cgroup=cgroup, timeout=timeout, what=what)
-    return json.loads(out[out.index("{"):])
+    res = json.loads(out[out.index("{"):])
+    if info:
+        res["lab_cgroup"] = info
+    return res
+
+
+# A process's own memory in its cgroup's memory.stat: heap and stacks (anon), shared memory
+# it touched (shmem: fio's job segment), its threads' kernel stacks and page tables. Not the
+# page cache, nor the kernel's objects for it (slab: inodes, dentries, xarray nodes).
+OWN_MEMORY_KEYS = ("anon", "shmem", "kernel_stack", "pagetables")
+
+
+def own_memory(stat_text):
+    """Bytes of a cgroup's memory.stat (its text) that are its processes' own memory."""
+    st = dict(line.split()[:2] for line in stat_text.splitlines() if line.strip())
+    return sum(int(st.get(k, 0)) for k in OWN_MEMORY_KEYS)
+
+
+class CgroupFollower:
+    """Keeps memory.max of cgroup at page_cache_mb MiB plus own_memory() of what is in it:
+    raised when that grows by a page or more, never lowered (lowering would reclaim the page
+    cache it measures). follow() reads memory.stat once; info gets own_max and memory_max."""
+
+    def __init__(self, cgroup, page_cache_mb, info, read_fn=None, write_fn=None):
+        self.cgroup, self.budget, self.info = cgroup, page_cache_mb << 20, info
+        self.read, self.write = read_fn or read, write_fn or write
+        self.limit = None
+        info.setdefault("own_max", 0)
+
+    def follow(self):
+        own = own_memory(self.read(f"{self.cgroup}/memory.stat"))
+        self.info["own_max"] = max(self.info["own_max"], own)
+        want = self.budget + own
+        if self.limit is None or want >= self.limit + 4096:
+            self.write(f"{self.cgroup}/memory.max", want)
+            self.limit = want
+            self.info["memory_max"] = want
 
 
 class SlowFioSetup(RuntimeError):
@@ -317,10 +363,12 @@ def debug_kernel():
 SLOW = 4 if debug_kernel() else 1
 
 
-def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s=None, at=None):
+def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s=None, at=None, page_cache_mb=0,
+                         info=None):
     """fio's stdout; fio is moved into cgroup once its job segment is attached and back out once
     its jobs have ended, so that its report (json+ histograms of hundreds of jobs: tens of
-    MiB) is not charged to the workload either (see fio()). at: see fio()."""
+    MiB) is not charged to the workload either (see fio()). at, page_cache_mb: see fio();
+    info gets CgroupFollower's numbers."""
     delay = setup_s or (5 + threads // 50) * SLOW
     attach_by = time.monotonic() + delay - 2    # 2 s to spare before the jobs start
     end_by = time.monotonic() + timeout if timeout else None
@@ -338,24 +386,29 @@ def _fio_reads_in_cgroup(argv, what, cgroup, threads, timeout, setup_s=None, at=
             base, running = _threads(p.pid), False
             at_s, at_fn = at or (0, None)
             due = None      # when at_fn is due (monotonic), 0 once it was called
+            follower = CgroupFollower(cgroup, page_cache_mb, info if info is not None else {}) \
+                if page_cache_mb else None
             if p.poll() is None:
                 write(f"{cgroup}/cgroup.procs", p.pid)
-            while p.poll() is None:
-                n = _threads(p.pid)
-                if n >= base + threads:
-                    if at_fn and due is None:
-                        # seen within a poll (0.2 s) of fio starting them: aim at its clock
-                        due = time.monotonic() + at_s - 0.1
-                    running = True
-                elif running and n <= base + 1:     # every job has ended (a helper may remain)
-                    write(f"{home}/cgroup.procs", p.pid)
-                    running = False
-                if due and running and time.monotonic() >= due:
-                    due = 0
-                    at_fn(p.pid)
-                if end_by and time.monotonic() > end_by:
-                    raise RuntimeError(f"`{what}` did not finish within {timeout} s")
-                time.sleep(0.2)
+            with urgent() if follower else nullcontext():
+                while p.poll() is None:
+                    if follower:
+                        follower.follow()
+                    n = _threads(p.pid)
+                    if n >= base + threads:
+                        if at_fn and due is None:
+                            # seen within a poll (0.2 s) of fio starting them: aim at its clock
+                            due = time.monotonic() + at_s - 0.1
+                        running = True
+                    elif running and n <= base + 1:     # every job has ended (a helper may remain)
+                        write(f"{home}/cgroup.procs", p.pid)
+                        running = False
+                    if due and running and time.monotonic() >= due:
+                        due = 0
+                        at_fn(p.pid)
+                    if end_by and time.monotonic() > end_by:
+                        raise RuntimeError(f"`{what}` did not finish within {timeout} s")
+                    time.sleep(0.2)
         except BaseException:
             if p.poll() is None:
                 p.kill()
@@ -995,12 +1048,12 @@ class Env:
                 c.udev = self.udev
 
     # side effects families use, here so a fake environment can stand in for them
-    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json", at=None):
+    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json", at=None, page_cache_mb=0):
         """fio, in the workload's cgroup ([cgroup] memory_max_mb) unless cgroup=False; with
         threads=N (N --thread jobs) only the jobs' reads are charged there, not fio's setup.
-        at=(seconds, fn): see fio()."""
+        at=(seconds, fn), page_cache_mb: see fio()."""
         return fio(args, cgroup=self.cgroup.path if cgroup else None, timeout=timeout, threads=threads,
-                   fmt=fmt, at=at)
+                   fmt=fmt, at=at, page_cache_mb=page_cache_mb)
 
     def run(self, argv, cgroup=False, **kw):
         return run(argv, cgroup=self.cgroup.path if cgroup else None, **kw)

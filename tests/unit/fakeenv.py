@@ -118,9 +118,10 @@ class FakeEnv:
         self.point_tag = None
         self.out = "/out"
 
-    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json", at=None):
+    def fio(self, args, cgroup=True, timeout=None, threads=0, fmt="json", at=None, page_cache_mb=0):
         """at=(seconds, fn): fn(pid) is called (pid 4242) before the result is returned."""
-        self.fio_calls.append({"args": args, "cgroup": cgroup, "threads": threads, "fmt": fmt, "at": at})
+        self.fio_calls.append({"args": args, "cgroup": cgroup, "threads": threads, "fmt": fmt, "at": at,
+                               "page_cache_mb": page_cache_mb})
         if at:
             at[1](4242)
         return self.fio_results.pop(0)

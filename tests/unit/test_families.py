@@ -128,13 +128,15 @@ def test_local_streams_point(tmp_path):
         jobs.append({"jobname": f"s.{i}", "read": {"io_bytes": 4_000_000 + (4096 if i == 7 else 0),
                                                    "runtime": 20000 - i, "clat_ns": {"bins": bins}}})
     deltas = {"disk_read_bytes": 310_000_000, "vm_workingset_refault_file": 5000, "ra_windows": 400, "ra_thrash": 8}
-    env = FakeEnv([{"jobs": jobs}], [deltas])
+    env = FakeEnv([{"jobs": jobs, "lab_cgroup": {"own_max": 65 << 20, "memory_max": 129 << 20}}], [deltas])
     env.disk.path = "/srv/local"
     env.tails = {"/srv/local/streams/s.3": 1000, "/srv/local/streams/s.7": 1441}
     row = families.get("local-streams").run_point(env, cfg)
     call = env.fio_calls[0]
     assert call["cgroup"] is True    # the workload runs in the memory cgroup
     assert call["threads"] == 50     # ... and only its 50 readers are charged there
+    assert call["page_cache_mb"] == 64   # ... which get 64 MiB of page cache besides fio's own memory
+    assert (row["cg_own_mb"], row["cg_max_mb"]) == (65.0, 129.0)
     assert call["fmt"] == "json+"
     args = call["args"]
     assert "--thread" in args and "--rate=200k" in args and "--group_reporting" not in args

@@ -72,6 +72,29 @@ def test_counter_parsers():
                                            "ra_initial": 4, "ra_thrash": 2}
 
 
+def test_the_page_cache_budget_follows_fio_s_own_memory_up_never_down():
+    stat = ("anon {a}\nfile {f}\nkernel 9000000\nkernel_stack {k}\npagetables 8192\nshmem {s}\n"
+            "slab 5000000\ninactive_file 1000\n")
+    # own memory: anon + shmem + kernel stacks + page tables; not the page cache, not slab
+    assert genv.own_memory(stat.format(a=4096, f=50 << 20, k=16384, s=1 << 20)) == 4096 + 16384 + 8192 + (1 << 20)
+    assert genv.own_memory("") == 0
+    now, writes, info = {}, [], {}
+    f = genv.CgroupFollower("/cg", 96, info, read_fn=lambda path: now["stat"],
+                            write_fn=lambda path, v: writes.append((path, v)))
+    now["stat"] = stat.format(a=0, f=0, k=0, s=17 << 20)        # right after the move
+    f.follow()
+    assert writes == [("/cg/memory.max", (96 << 20) + (17 << 20) + 8192)]
+    now["stat"] = stat.format(a=25 << 20, f=90 << 20, k=5 << 20, s=36 << 20)   # the jobs started
+    f.follow()
+    top = (96 << 20) + (25 << 20) + (5 << 20) + (36 << 20) + 8192
+    assert writes[-1] == ("/cg/memory.max", top) and len(writes) == 2
+    now["stat"] = stat.format(a=1 << 20, f=90 << 20, k=0, s=36 << 20)          # they ended
+    f.follow()
+    assert len(writes) == 2 and info == {"own_max": top - (96 << 20), "memory_max": top}
+    with pytest.raises(ValueError, match="page_cache_mb"):
+        genv.fio(["--name=x"], page_cache_mb=96)
+
+
 def test_cached_pages_counts_what_mincore_sees(tmp_path):
     f = tmp_path / "f"
     f.write_bytes(b"x" * (3 * 4096 + 1))
